@@ -1,0 +1,85 @@
+"""Commands common to every game.
+
+Each game adds its own command Structs in its module; all share the tagged
+union convention (``type`` field) so the protocol can put them in one union.
+``forbid_unknown_fields`` because msgspec otherwise ignores a misspelled
+field, and a GM's typo must be an error, not a silent no-op.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+
+CharId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
+FieldPath = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+ManualFaces = Annotated[
+    list[Annotated[int, msgspec.Meta(ge=1, le=20)]], msgspec.Meta(max_length=64)
+]
+ManualLots = Annotated[list[Annotated[int, msgspec.Meta(ge=0, le=15)]], msgspec.Meta(max_length=16)]
+
+
+class Command(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type"):
+    """Base of every command; concrete classes set ``tag``."""
+
+
+class Rolls(Command, kw_only=True):
+    """A command that rolls dice. With table option ``manual_dice`` the GM may
+    give ``faces`` (and ``lots`` for a drawn Cast Lot) instead of the server
+    rolling; they are consumed in the order the rules draw them."""
+
+    faces: ManualFaces | None = None
+    lots: ManualLots | None = None
+
+
+class AddCharacter(Command, kw_only=True, tag="character.add"):
+    """``sheet`` holds the game's character fields; omitted ones take the
+    game's defaults, and the whole is validated like a correction."""
+
+    id: CharId
+    sheet: dict[str, Any] = {}
+
+
+class RemoveCharacter(Command, kw_only=True, tag="character.remove"):
+    char: CharId
+
+
+class Correct(Command, kw_only=True, tag="correct"):
+    """Set one field to a valid value (README "Corrections"). ``char`` None
+    means a table-level field (for example DRYH's coins). ``field`` is a dotted
+    path; list items are named by index (``injuries.0.penalty``)."""
+
+    char: CharId | None = None
+    field: FieldPath
+    value: Any
+
+
+class Revive(Command, kw_only=True, tag="revive"):
+    """Bring a character out of a final state into the state the GM gives."""
+
+    char: CharId
+    fields: dict[str, Any]
+
+
+class CombatStart(Command, kw_only=True, tag="combat.start"):
+    pass
+
+
+class CombatEnd(Command, kw_only=True, tag="combat.end"):
+    pass
+
+
+class NextRound(Command, kw_only=True, tag="combat.next_round"):
+    pass
+
+
+COMMON_COMMANDS: tuple[type[Command], ...] = (
+    AddCharacter,
+    RemoveCharacter,
+    Correct,
+    Revive,
+    CombatStart,
+    CombatEnd,
+    NextRound,
+)

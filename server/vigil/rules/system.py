@@ -1,0 +1,117 @@
+"""What a game module provides to the engine.
+
+The engine (:mod:`vigil.rules.engine`) owns what is common — copying the
+state so a refused command changes nothing, ordering timed effects by (time,
+character id, rule id), bounding the work of a clock advance, corrections and
+revive — and calls into a game only for what differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple, Protocol
+
+import msgspec
+
+from vigil.rules.clock import GameClock
+from vigil.rules.commands import Command
+from vigil.rules.dice import DiceSource
+from vigil.rules.outcome import Event
+
+Role = Literal["gm", "player", "system"]
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who asked. ``id`` is recorded on every event; the server has already
+    checked permissions, the rules only use ``role`` for what the rule texts
+    themselves reserve to the GM (manual dice)."""
+
+    id: str = "system"
+    role: Role = "system"
+
+
+@dataclass(frozen=True)
+class Ctx:
+    dice: DiceSource
+    actor: Actor = field(default_factory=Actor)
+    max_effects: int = 100_000
+
+
+class Due(NamedTuple):
+    """One timed effect. Tuples sort by (time, char, rule, key): exactly the
+    order the README's "Clock" rule asks for, with ``key`` separating two
+    effects of one rule (two poisons) deterministically."""
+
+    time: float
+    char: str
+    rule: str
+    key: str = ""
+
+
+class Countdown(msgspec.Struct, kw_only=True):
+    """A deadline a client draws from the clock anchor (e.g. Dying)."""
+
+    kind: str
+    until: float
+    since: float | None = None
+
+
+class Summary(msgspec.Struct, kw_only=True):
+    """What a ``status``-visibility viewer may see of a character: badges and
+    countdowns, no exact numbers (DESIGN "Visibility")."""
+
+    badges: list[str] = []
+    countdowns: list[Countdown] = []
+
+
+class Table(Protocol):
+    clock: GameClock
+    characters: Any
+    options: Any
+
+
+class System(Protocol):
+    name: str
+    table_type: type[Any]
+    character_type: type[Any]
+    options_type: type[Any]
+    commands: tuple[type[Command], ...]
+
+    def new_table(self, options: Mapping[str, Any]) -> Any:
+        """A fresh table with validated options (defaults for the rest)."""
+        ...
+
+    def validate(self, table: Any) -> None:
+        """Raise RuleError if cross-field invariants are broken (after a
+        correction, which msgspec has already type-checked)."""
+        ...
+
+    def apply(self, table: Any, cmd: Command, ctx: Ctx) -> list[Event]:
+        """Apply a game command to ``table`` (already a private copy)."""
+        ...
+
+    def due(self, table: Any) -> Iterable[Due]:
+        """Every pending timed effect (any time, past or future)."""
+        ...
+
+    def fire(self, table: Any, due: Due, ctx: Ctx) -> list[Event]:
+        """Apply one due effect; ``table.clock.now`` is already ``due.time``."""
+        ...
+
+    def on_combat(self, table: Any, starting: bool, ctx: Ctx) -> list[Event]: ...
+
+    def on_round(self, table: Any, ctx: Ctx) -> list[Event]: ...
+
+    def final_status(self, table: Any, char_id: str) -> str | None:
+        """The final status of a character (departed, dead, insane,
+        nightmare), or None when it is not in one."""
+        ...
+
+    def summary(self, table: Any, char_id: str) -> Summary: ...
+
+    def derived(self, table: Any, char_id: str) -> dict[str, Any]:
+        """Values every client needs and none should recompute (penalties,
+        effective rattle, dominant pool…), for a viewer who sees the numbers."""
+        ...

@@ -1,0 +1,80 @@
+"""English renderings of event and error codes.
+
+Clients localize codes themselves (the Foundry module's ``lang/en.json`` is
+generated from these same templates, so there is one source of truth); the
+server uses them for logs and the history export. Templates use
+``str.format`` names, which is also the syntax of Foundry's
+``game.i18n.format``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from vigil.rules.outcome import Event
+
+_EVENTS: dict[str, str] = {
+    "character_added": "Character {char} joins the table.",
+    "character_removed": "Character {char} leaves the table.",
+    "corrected": "The GM sets {field} of {target} to {value}.",
+    "revived": "The GM revives {char}.",
+    "clock_advanced": "The clock moves from {from_t} to {to_t}.",
+    "combat_started": "Combat starts.",
+    "combat_ended": "Combat ends.",
+    "round_advanced": "Round {round} begins.",
+}
+
+_ERRORS: dict[str, str] = {
+    "dice_too_few": "Not enough dice faces were given ({given}).",
+    "dice_too_few_lots": "Not enough lots were given ({given}).",
+    "dice_too_many": "{given} faces were given but only {used} were needed.",
+    "dice_bad_face": "A face of {face} does not fit a {sides}-sided die.",
+    "dice_bad_lot": "Lot number {index} does not exist.",
+    "manual_dice_off": "This table rolls its own dice; turn on manual dice to submit faces.",
+    "manual_dice_gm_only": "Only the GM may submit dice faces.",
+    "unknown_character": "There is no character {char}.",
+    "character_exists": "A character with id {char} already exists.",
+    "bad_field": "{field} is not a field that can be set.",
+    "bad_value": "{value} is not a valid value for {field}: {reason}",
+    "not_final": "{char} is not departed, dead, insane or a nightmare; use a correction.",
+    "final_state": "{char} is {status}; only a GM correction or revive changes that.",
+    "clock_backwards": "The clock never goes backwards ({now} to {to}).",
+    "advance_too_large": "Advancing the clock that far would apply more than {limit} effects.",
+    "already_in_combat": "The table is already in combat.",
+    "not_in_combat": "The table is not in combat.",
+    "wrong_system": "This command belongs to another game.",
+}
+
+
+def register(events: Mapping[str, str], errors: Mapping[str, str]) -> None:
+    """Add a game's templates; each game module calls this once at import."""
+    _EVENTS.update(events)
+    _ERRORS.update(errors)
+
+
+class _Lenient(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _render(template: str | None, code: str, params: Mapping[str, Any]) -> str:
+    if template is None:
+        rest = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        return f"{code}({rest})"
+    return template.format_map(_Lenient(params))
+
+
+def english(event: Event) -> str:
+    """One English sentence for an event, for logs and the history export."""
+    params = {"char": event.char, **event.params}
+    return _render(_EVENTS.get(event.code), event.code, params)
+
+
+def english_error(code: str, params: Mapping[str, Any]) -> str:
+    return _render(_ERRORS.get(code), code, params)
+
+
+def catalogue() -> tuple[dict[str, str], dict[str, str]]:
+    """Every known template, for generating client language files."""
+    return dict(_EVENTS), dict(_ERRORS)
