@@ -14,9 +14,7 @@ import msgspec
 
 CharId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
 FieldPath = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
-ManualFaces = Annotated[
-    list[Annotated[int, msgspec.Meta(ge=1, le=20)]], msgspec.Meta(max_length=64)
-]
+ManualFaces = Annotated[list[Annotated[int, msgspec.Meta(ge=1, le=20)]], msgspec.Meta(max_length=64)]
 ManualLots = Annotated[list[Annotated[int, msgspec.Meta(ge=0, le=15)]], msgspec.Meta(max_length=16)]
 
 

@@ -1,0 +1,177 @@
+"""The ``vigil`` command: serve, token, table, schema."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from vigil.net.config import Config
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="vigil", description=__doc__)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+
+    serve = sub.add_parser("serve", help="run the server")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--data-dir", type=Path)
+    serve.add_argument("--durability", choices=["normal", "full"])
+    serve.add_argument("--public-url", help="URL browsers use to reach Vigil (printed links)")
+    serve.add_argument(
+        "--origin",
+        action="append",
+        dest="origins",
+        help="allowed browser Origin (repeat); default any",
+    )
+    serve.add_argument("--no-demo", action="store_const", const=False, dest="demo")
+    serve.add_argument("--log-format", choices=["auto", "json", "console"])
+
+    token = sub.add_parser("token", help="mint an access token (works offline)")
+    token.add_argument("--data-dir", type=Path)
+    token.add_argument("--operator", action="store_true")
+    token.add_argument("--table")
+    token.add_argument("--role", choices=["gm", "player", "spectator"], default="gm")
+    token.add_argument("--chars", default="")
+    token.add_argument("--label", default="")
+    token.add_argument("--days", type=float)
+
+    table = sub.add_parser("table", help="manage tables on a running server")
+    table_sub = table.add_subparsers(dest="action", required=True)
+    create = table_sub.add_parser("create")
+    create.add_argument("--system", required=True, choices=["dryh", "mettle", "hursagmu"])
+    create.add_argument("--name", required=True)
+    create.add_argument("--id")
+    create.add_argument("--url", default="ws://127.0.0.1:8765/ws")
+    create.add_argument("--data-dir", type=Path)
+
+    schema = sub.add_parser("schema", help="write the JSON Schemas and the language catalogue")
+    schema.add_argument("--out", type=Path, default=Path("schemas"))
+
+    args = parser.parse_args(argv)
+    if args.cmd == "serve":
+        return _serve(args)
+    if args.cmd == "token":
+        return _token(args)
+    if args.cmd == "table":
+        return asyncio.run(_table_create(args))
+    return _schema(args.out)
+
+
+def _config(args: argparse.Namespace, names: list[str]) -> Config:
+    return Config.from_env({n: getattr(args, n, None) for n in names})
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from vigil import logs
+    from vigil.net.app import run
+
+    config = _config(
+        args,
+        ["host", "port", "data_dir", "durability", "public_url", "origins", "demo", "log_format"],
+    )
+    logs.configure(config.log_format)
+    asyncio.run(run(config))
+    return 0
+
+
+def _token(args: argparse.Namespace) -> int:
+    from vigil import auth
+    from vigil.store.base import TokenRecord
+    from vigil.store.sqlite import SqliteStore
+
+    config = _config(args, ["data_dir"])
+    store = SqliteStore(config.db_path)
+    try:
+        if args.operator:
+            tokens = [t for t in store.tokens(auth.OPERATOR_SCOPE) if not t.revoked]
+            token_id = tokens[0].token_id if tokens else auth.new_token_id()
+            if not tokens:
+                store.add_token(
+                    TokenRecord(
+                        table=auth.OPERATOR_SCOPE,
+                        token_id=token_id,
+                        role="operator",
+                        chars=[],
+                        label="operator",
+                        expires=None,
+                        created=time.time(),
+                    )
+                )
+            claims = auth.Claims(
+                table=auth.OPERATOR_SCOPE, role="operator", token_id=token_id, label="operator"
+            )
+            print(auth.mint(store.server_secret(), claims))
+            return 0
+        records = {r.id: r for r in store.tables()}
+        if args.table not in records:
+            print(f"no table {args.table!r}; tables: {', '.join(records) or 'none'}", file=sys.stderr)
+            return 2
+        days = args.days if args.days is not None else (None if args.role == "spectator" else 30.0)
+        now = time.time()
+        chars = [c for c in args.chars.split(",") if c]
+        record = TokenRecord(
+            table=args.table,
+            token_id=auth.new_token_id(),
+            role=args.role,
+            chars=chars,
+            label=args.label,
+            created=now,
+            expires=None if days is None else now + days * 86400,
+        )
+        store.add_token(record)
+        claims = auth.Claims(
+            table=args.table,
+            role=args.role,
+            token_id=record.token_id,
+            chars=chars,
+            expires=record.expires,
+            label=args.label,
+        )
+        print(auth.mint(records[args.table].key, claims))
+        return 0
+    finally:
+        store.close()
+
+
+async def _table_create(args: argparse.Namespace) -> int:
+    from websockets.asyncio.client import connect
+
+    operator = _capture(lambda: _token(argparse.Namespace(data_dir=args.data_dir, operator=True)))
+    async with connect(args.url) as ws:
+        await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": operator}))
+        await ws.recv()
+        body: dict[str, Any] = {"type": "table.create", "system": args.system, "name": args.name}
+        if args.id:
+            body["id"] = args.id
+        await ws.send(json.dumps({"type": "cmd", "id": "1", "body": body}))
+        reply = json.loads(await ws.recv())
+    print(json.dumps(reply.get("result", reply), indent=2))
+    return 0 if reply.get("type") == "ack" else 1
+
+
+def _capture(fn: Any) -> str:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        fn()
+    return out.getvalue().strip()
+
+
+def _schema(out: Path) -> int:
+    from vigil.schema_files import write_all
+
+    for path in write_all(out):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

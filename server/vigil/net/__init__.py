@@ -1,0 +1,1 @@
+"""The network edge: websockets server, HTTP routes, fan-out, timers."""

@@ -1,0 +1,109 @@
+"""``vigil serve``: start the store, load every table, listen, and stop
+gracefully on SIGTERM (stop accepting, finish in-flight commands, close
+clients with 1001)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+from websockets.asyncio.server import Server, serve
+
+from vigil.net.config import Config
+from vigil.net.http import route
+from vigil.net.hub import Hub
+from vigil.net.session import handle
+from vigil.rules.system import Ctx
+from vigil.store.sqlite import SqliteStore
+from vigil.table import Change, Table
+from vigil.table_commands import CharacterCreate
+
+log = structlog.get_logger("vigil")
+
+DEMO_CHARACTERS = [
+    CharacterCreate(id="brannoc", name="Brannoc", kind="pc", sheet={"mettle": 5}),
+    CharacterCreate(id="ysolde", name="Ysolde", kind="pc", sheet={"mettle": 4}),
+    CharacterCreate(id="raider", name="Raider", kind="npc", sheet={"mettle": 3}),
+]
+
+
+async def start(config: Config) -> tuple[Hub, Server]:
+    store = SqliteStore(config.db_path, "full" if config.durability == "full" else "normal")
+    hub = Hub(config, store)
+    await hub.start()
+    origins: Any = None
+    if config.origins:
+        origins = [*config.origins, None]  # None: non-browser clients send no Origin
+    server = await serve(
+        lambda ws: handle(hub, ws),
+        config.host,
+        config.port,
+        process_request=lambda conn, req: route(hub, conn, req),
+        max_size=config.max_message,
+        compression=None,  # DESIGN "Limits": ~70 KiB per connection, defeats encode-once
+        origins=origins,
+        ping_interval=20,
+        ping_timeout=20,
+        close_timeout=5,
+    )
+    if config.port == 0:
+        config.port = server.sockets[0].getsockname()[1]
+    return hub, server
+
+
+async def create_demo(hub: Hub) -> dict[str, str]:
+    """A Pain & Mettle table with three characters, for a first look."""
+    from vigil.net.session import _url
+    from vigil.rules.system import Actor
+
+    host = await hub.create_table("mettle", "Demo table", {}, "demo")
+    gm = Actor(id="vigil#demo", role="gm")
+    for body in DEMO_CHARACTERS:
+        await hub.run(host, gm, functools.partial(_prepare, body))
+    gm_token, _ = hub.mint(host, "gm", [], "demo gm", None)
+    spectator, _ = hub.mint(host, "spectator", [], "demo stream", None)
+    player, _ = hub.mint(host, "player", ["brannoc"], "Brannoc's player", None)
+    return {
+        "GM dashboard": _url(hub, "gm", gm_token),
+        "Spectator view": _url(hub, "spectator", spectator),
+        "Player token (Brannoc)": player,
+    }
+
+
+def _prepare(body: CharacterCreate, table: Table, wall: float, ctx: Ctx) -> Change:
+    return table.prepare(body, wall, ctx)
+
+
+async def run(config: Config, on_ready: Callable[[Hub, Server], None] | None = None) -> None:
+    hub, server = await start(config)
+    lines = [
+        f"Vigil listening on {config.base_url}  (WebSocket: {config.base_url.replace('http', 'ws', 1)}/ws)"
+    ]
+    lines.append(f"Data: {config.db_path} (durability {config.durability})")
+    if config.demo and not hub.hosts:
+        for label, value in (await create_demo(hub)).items():
+            lines.append(f"{label}: {value}")
+    lines.append(f"Operator token: {hub.operator_token()}")
+    lines.append("More tokens: vigil token --table ID --role gm|player|spectator [--chars a,b]")
+    print("\n".join(lines), file=sys.stdout, flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    if on_ready is not None:
+        on_ready(hub, server)
+    await stop.wait()
+    log.info("shutting_down")
+    await shutdown(hub, server)
+
+
+async def shutdown(hub: Hub, server: Server) -> None:
+    await hub.stop()
+    server.close()  # closes every connection with 1001 (going away)
+    await server.wait_closed()
+    hub.store.close()

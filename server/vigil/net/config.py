@@ -1,0 +1,73 @@
+"""Server settings: every limit of DESIGN "Limits" is one of these, set by a
+flag or a ``VIGIL_*`` environment variable."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+DAY = 86400.0
+
+
+@dataclass
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    data_dir: Path = Path("./vigil-data")
+    durability: str = "normal"  # or "full": fsync per commit group
+    public_url: str = ""  # how browsers reach us, for printed links
+    origins: list[str] = field(default_factory=list)  # empty = any Origin
+    demo: bool = True  # create a demo table on first start
+    log_format: str = "auto"  # auto | json | console
+    max_message: int = 64 * 1024
+    rate_per_s: float = 20.0
+    rate_burst: int = 40
+    max_connections_per_table: int = 200
+    replay_buffer: int = 1000
+    snapshot_every: int = 1000
+    undo_depth: int = 20
+    backlog_bytes: int = 1024 * 1024
+    stall_seconds: float = 5.0
+    hello_timeout: float = 10.0
+    gm_token_days: float = 30.0
+    player_token_days: float = 30.0
+    spectator_token_days: float | None = None  # until revoked
+    max_effects_per_advance: int = 100_000
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "vigil.sqlite3"
+
+    @property
+    def base_url(self) -> str:
+        return self.public_url or f"http://{self.host}:{self.port}"
+
+    @classmethod
+    def from_env(cls, overrides: dict[str, Any] | None = None) -> Config:
+        """Defaults, then ``VIGIL_<NAME>`` variables, then explicit flags."""
+        config = cls()
+        for f in fields(cls):
+            raw = os.environ.get(f"VIGIL_{f.name.upper()}")
+            if raw is not None:
+                setattr(config, f.name, _parse(f.name, getattr(config, f.name), raw))
+        for name, value in (overrides or {}).items():
+            if value is not None:
+                setattr(config, name, value)
+        config.data_dir = Path(config.data_dir)
+        return config
+
+
+def _parse(name: str, current: Any, raw: str) -> Any:
+    if isinstance(current, bool):
+        return raw.lower() in ("1", "true", "yes", "on")
+    if isinstance(current, int):
+        return int(raw)
+    if isinstance(current, float) or name.endswith("_days"):
+        return None if raw.lower() in ("", "none") else float(raw)
+    if isinstance(current, list):
+        return [item.strip() for item in raw.split(",") if item.strip()]
+    if isinstance(current, Path):
+        return Path(raw)
+    return raw

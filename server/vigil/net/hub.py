@@ -1,0 +1,559 @@
+"""Tables in memory, their single writers, durable commits and fan-out.
+
+For each command: the table's lock makes it the only writer; the table
+prepares a change (pure); the commit group makes it durable (one SQLite
+transaction for everything pending, across tables, in a thread so the event
+loop keeps moving); only then is the change kept in memory, the sender
+acked, and one patch per audience encoded once and written to every
+subscriber of that audience.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import structlog
+from websockets.asyncio.connection import broadcast
+from websockets.asyncio.server import ServerConnection
+
+import vigil.server_words  # noqa: F401 - registers the server's codes
+from vigil import auth, jsonpatch
+from vigil.net.config import DAY, Config
+from vigil.protocol import Error, Patch, Snapshot, encoder
+from vigil.rules.dice import SecureDice
+from vigil.rules.outcome import Event, RuleError
+from vigil.rules.system import Actor, Ctx
+from vigil.rules.systems import SYSTEMS
+from vigil.store.base import LogEntry, Store, TableRecord, TokenRecord
+from vigil.table import Change, Table, render_events
+from vigil.table_commands import ClockPause, ClockRun
+from vigil.views import PUBLIC_AUDIENCE, Audience
+
+log = structlog.get_logger("vigil")
+
+
+class Refused(Exception):
+    """A protocol-level refusal (not a rule's)."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+@dataclass(eq=False)
+class Conn:
+    ws: ServerConnection
+    role: str = ""
+    table: str | None = None
+    chars: frozenset[str] = frozenset()
+    token_id: str = ""
+    label: str = ""
+    audience: Audience | None = None
+    tokens: float = 0.0
+    refilled: float = 0.0
+    behind: bool = False
+    behind_since: float = 0.0
+
+    @property
+    def actor(self) -> Actor:
+        role = "gm" if self.role in ("gm", "operator") else "player"
+        return Actor(id=f"{self.label or self.role}#{self.token_id}", role=role)  # type: ignore[arg-type]
+
+
+@dataclass(eq=False)
+class TableHost:
+    table: Table
+    record: TableRecord
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subs: dict[str, set[Conn]] = field(default_factory=dict)
+    audiences: dict[str, Audience] = field(default_factory=dict)
+    views: dict[str, dict[str, Any]] = field(default_factory=dict)
+    idle_since: dict[str, float] = field(default_factory=dict)
+    replay: deque[tuple[int, dict[str, bytes]]] = field(default_factory=deque)
+    timer: asyncio.TimerHandle | None = None
+    tokens: dict[str, TokenRecord] = field(default_factory=dict)
+    auto_paused: bool = False
+    since_snapshot: int = 0
+
+    def conns(self) -> Iterable[Conn]:
+        for group in self.subs.values():
+            yield from group
+
+    def gm_count(self) -> int:
+        return sum(1 for c in self.conns() if c.role in ("gm",))
+
+
+class Committer:
+    """Commit groups: every entry waiting when the thread is free goes into
+    one transaction, so many tables share one fsync in ``full`` mode while
+    each ack still waits for its own entries to be durable."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._pending: list[tuple[list[LogEntry], asyncio.Future[None]]] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def commit(self, entries: list[LogEntry]) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append((entries, future))
+        self._wake.set()
+        await future
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._pending = self._pending, []
+            if not batch:
+                continue
+            entries = [e for group, _ in batch for e in group]
+            try:
+                await asyncio.to_thread(self.store.append, entries)
+            except Exception as exc:  # every waiter learns its commit failed
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            for _, future in batch:
+                if not future.done():
+                    future.set_result(None)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            while self._pending:
+                await asyncio.sleep(0.01)
+            self._task.cancel()
+
+
+class Hub:
+    def __init__(self, config: Config, store: Store) -> None:
+        self.config = config
+        self.store = store
+        self.hosts: dict[str, TableHost] = {}
+        self.committer = Committer(store)
+        self.dice = SecureDice()
+        self.server_key = store.server_secret()
+        self.closing = False
+        self._watchdog: asyncio.Task[None] | None = None
+
+    # -- lifecycle ----------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load every table and arm its timer (restart = recovery)."""
+        self.committer.start()
+        for record in self.store.tables():
+            self._load(record)
+        self._watchdog = asyncio.create_task(self._watch_backlogs())
+
+    def _load(self, record: TableRecord) -> TableHost:
+        loaded = self.store.load(record.id)
+        system = SYSTEMS[record.system]
+        table = Table(
+            id=record.id,
+            system=system,
+            epoch=record.epoch,
+            rev=loaded.snapshot_rev + len(loaded.tail),
+            doc=loaded.doc,
+        )
+        host = TableHost(table=table, record=record)
+        host.tokens = {t.token_id: t for t in self.store.tokens(record.id)}
+        host.since_snapshot = len(loaded.tail)
+        self.hosts[record.id] = host
+        self._arm(host)
+        return host
+
+    async def stop(self) -> None:
+        """Finish in-flight commands, then stop timers and the committer."""
+        self.closing = True
+        for host in list(self.hosts.values()):
+            async with host.lock:
+                if host.timer:
+                    host.timer.cancel()
+        if self._watchdog:
+            self._watchdog.cancel()
+        await self.committer.stop()
+
+    # -- tokens -------------------------------------------------------------
+
+    def operator_token(self) -> str:
+        """The operator token printed at start: one stable token id per data
+        directory, so restarting does not invalidate it."""
+        records = {t.token_id: t for t in self.store.tokens(auth.OPERATOR_SCOPE)}
+        token_id = next((tid for tid, t in records.items() if not t.revoked), None)
+        if token_id is None:
+            token_id = auth.new_token_id()
+            self.store.add_token(
+                TokenRecord(
+                    table=auth.OPERATOR_SCOPE,
+                    token_id=token_id,
+                    role="operator",
+                    chars=[],
+                    label="operator",
+                    expires=None,
+                    created=time.time(),
+                )
+            )
+        claims = auth.Claims(table=auth.OPERATOR_SCOPE, role="operator", token_id=token_id, label="operator")
+        return auth.mint(self.server_key, claims)
+
+    def mint(
+        self, host: TableHost, role: auth.Role, chars: list[str], label: str, ttl_days: float | None
+    ) -> tuple[str, TokenRecord]:
+        if ttl_days is None:
+            ttl_days = {
+                "gm": self.config.gm_token_days,
+                "player": self.config.player_token_days,
+                "spectator": self.config.spectator_token_days,
+            }[role]
+        now = time.time()
+        expires = None if ttl_days is None else now + ttl_days * DAY
+        token_id = auth.new_token_id()
+        record = TokenRecord(
+            table=host.record.id,
+            token_id=token_id,
+            role=role,
+            chars=chars,
+            label=label,
+            expires=expires,
+            created=now,
+        )
+        self.store.add_token(record)
+        host.tokens[token_id] = record
+        claims = auth.Claims(
+            table=host.record.id,
+            role=role,
+            token_id=token_id,
+            chars=chars,
+            expires=expires,
+            label=label,
+        )
+        return auth.mint(host.record.key, claims), record
+
+    def authenticate(self, token: str) -> auth.Claims:
+        scope = auth.scope_of(token)
+        now = time.time()
+        if scope == auth.OPERATOR_SCOPE:
+            claims = auth.verify(self.server_key, token, now)
+            known = {t.token_id: t for t in self.store.tokens(auth.OPERATOR_SCOPE)}
+            if claims.token_id not in known or known[claims.token_id].revoked:
+                raise auth.TokenError("token_revoked")
+            return claims
+        host = self.hosts.get(scope)
+        if host is None:
+            raise auth.TokenError("bad_token")
+        claims = auth.verify(host.record.key, token, now)
+        record = host.tokens.get(claims.token_id)
+        if record is None:  # minted offline by `vigil token` while we run
+            host.tokens = {t.token_id: t for t in self.store.tokens(host.record.id)}
+            record = host.tokens.get(claims.token_id)
+        if record is None or record.revoked:
+            raise auth.TokenError("token_revoked")
+        return claims
+
+    # -- subscribing --------------------------------------------------------
+
+    def subscribe(self, host: TableHost, conn: Conn, resume: tuple[int, int] | None) -> None:
+        """Add ``conn`` to its audience and bring it up to date: the missed
+        patches from the replay buffer when they are all there, else a
+        snapshot."""
+        if sum(1 for _ in host.conns()) >= self.config.max_connections_per_table:
+            raise Refused("table_full")
+        audience = conn.audience or PUBLIC_AUDIENCE
+        key = audience.key
+        if key not in host.views:
+            host.views[key] = host.table.view(audience)
+            host.audiences[key] = audience
+        host.subs.setdefault(key, set()).add(conn)
+        host.idle_since.pop(key, None)
+        table = host.table
+        if resume is not None and resume[0] == table.epoch and resume[1] <= table.rev:
+            missed = [msgs.get(key) for rev, msgs in host.replay if rev > resume[1]]
+            first = host.replay[0][0] if host.replay else table.rev + 1
+            if resume[1] + 1 >= first and all(m is not None for m in missed):
+                for message in missed:
+                    self.send(conn, message)  # type: ignore[arg-type]
+                return
+        self.send_snapshot(host, conn)
+        if conn.role == "gm" and host.auto_paused:
+            asyncio.get_running_loop().create_task(self._auto_resume(host))
+
+    def send_snapshot(self, host: TableHost, conn: Conn) -> None:
+        key = (conn.audience or PUBLIC_AUDIENCE).key
+        message = Snapshot(
+            table=host.table.id, epoch=host.table.epoch, rev=host.table.rev, state=host.views[key]
+        )
+        self.send(conn, encoder.encode(message))
+
+    def unsubscribe(self, conn: Conn) -> None:
+        host = self.hosts.get(conn.table or "")
+        if host is None or conn.audience is None:
+            return
+        key = conn.audience.key
+        group = host.subs.get(key)
+        if group is not None:
+            group.discard(conn)
+            if not group:
+                host.idle_since[key] = time.monotonic()
+        if (
+            conn.role == "gm"
+            and host.gm_count() == 0
+            and not self.closing
+            and host.table.settings.get("pause_without_gm", True)
+            and host.table.anchor.mode == "running"
+        ):
+            asyncio.get_running_loop().create_task(self._auto_pause(host))
+
+    # -- applying -----------------------------------------------------------
+
+    def ctx(self, actor: Actor) -> Ctx:
+        return Ctx(dice=self.dice, actor=actor, max_effects=self.config.max_effects_per_advance)
+
+    async def run(
+        self,
+        host: TableHost,
+        actor: Actor,
+        make: Callable[[Table, float, Ctx], Change],
+        ack: Callable[[Change], None] | None = None,
+    ) -> Change:
+        """Apply one change made by ``make(table, wall, ctx)`` under the
+        table's lock: advance the clock first (its own entry), commit both
+        durably, then keep it, ``ack`` the sender, broadcast the patches and
+        re-arm the timer — in that order, so a sender sees its ack before the
+        patch its command caused."""
+        if self.closing:
+            raise Refused("shutting_down")
+        async with host.lock:
+            table = host.table
+            wall = time.time()
+            ctx = self.ctx(actor)
+            before = (table.doc, table.rev)
+            changes: list[Change] = []
+            advance = table.advance(wall, self.ctx(Actor()))
+            try:
+                if advance is not None:
+                    table.commit(advance)
+                    changes.append(advance)
+                change = make(table, wall, ctx)
+                table.commit(change)
+                changes.append(change)
+                entries = self._entries(host, changes, before[1])
+                await self.committer.commit(entries)
+            except BaseException:
+                table._load_doc(before[0])
+                table.rev = before[1]
+                raise
+            if ack is not None:
+                ack(change)
+            self._after_commit(host, entries, changes)
+            return change
+
+    async def tick(self, host: TableHost) -> None:
+        """A timer fired: apply every effect due by now, with nobody asking."""
+        async with host.lock:
+            table = host.table
+            before = (table.doc, table.rev)
+            try:
+                change = table.advance(time.time(), self.ctx(Actor()))
+                if change is None:
+                    self._arm(host)
+                    return
+                table.commit(change)
+                entries = self._entries(host, [change], before[1])
+                await self.committer.commit(entries)
+            except RuleError as exc:
+                table._load_doc(before[0])
+                table.rev = before[1]
+                log.error("advance_refused", table=table.id, code=exc.code)
+                return
+            except BaseException:
+                table._load_doc(before[0])
+                table.rev = before[1]
+                raise
+            self._after_commit(host, entries, [change])
+
+    def _entries(self, host: TableHost, changes: list[Change], rev0: int) -> list[LogEntry]:
+        return [
+            LogEntry(
+                table=host.table.id,
+                epoch=host.table.epoch,
+                rev=rev0 + i + 1,
+                wall=time.time(),
+                game=c.game,
+                actor=c.actor,
+                kind=c.kind,
+                command=c.command,
+                events=render_events(c.events),
+                ops=c.ops,
+                inverse=c.inverse,
+            )
+            for i, c in enumerate(changes)
+        ]
+
+    def _after_commit(self, host: TableHost, entries: list[LogEntry], changes: list[Change]) -> None:
+        for entry in entries:
+            log.info(
+                "applied",
+                table=entry.table,
+                rev=entry.rev,
+                kind=entry.kind,
+                actor=entry.actor,
+                events=[e["code"] for e in entry.events],
+            )
+        self.broadcast(host)
+        host.since_snapshot += len(entries)
+        if host.since_snapshot >= self.config.snapshot_every:
+            host.since_snapshot = 0
+            table = host.table
+            doc = msgspec.json.decode(msgspec.json.encode(table.doc))
+            asyncio.get_running_loop().create_task(
+                asyncio.to_thread(self.store.snapshot, table.id, table.epoch, table.rev, doc)
+            )
+        self._arm(host)
+
+    def broadcast(self, host: TableHost) -> None:
+        """One view, one diff and one encoding per audience, then the same
+        bytes to every connection of that audience."""
+        table = host.table
+        now = time.monotonic()
+        messages: dict[str, bytes] = {}
+        for key in list(host.views):
+            group = host.subs.get(key)
+            idle = host.idle_since.get(key)
+            if not group and idle is not None and now - idle > 60:
+                for store in (host.views, host.audiences, host.idle_since):
+                    store.pop(key, None)
+                continue
+            view = table.view(host.audiences[key])
+            ops = jsonpatch.diff(host.views[key], view)
+            host.views[key] = view
+            if not ops:
+                continue
+            message = encoder.encode(Patch(table=table.id, epoch=table.epoch, rev=table.rev, ops=ops))
+            messages[key] = message
+            if group:
+                self._fan_out(group, message)
+        host.replay.append((table.rev, messages))
+        while len(host.replay) > self.config.replay_buffer:
+            host.replay.popleft()
+
+    def _fan_out(self, group: Iterable[Conn], message: bytes) -> None:
+        ready = []
+        for conn in group:
+            if conn.behind:
+                continue
+            transport = conn.ws.transport
+            if transport is not None and transport.get_write_buffer_size() > self.config.backlog_bytes:
+                # Past the backlog this client gets a snapshot when it drains
+                # (or is dropped), never a gap in its patches.
+                conn.behind = True
+                conn.behind_since = time.monotonic()
+                continue
+            ready.append(conn.ws)
+        broadcast(ready, message, text=True)
+
+    def send(self, conn: Conn, message: bytes) -> None:
+        """Queue one message for one connection, without waiting on it."""
+        self._fan_out([conn], message)
+
+    async def _watch_backlogs(self) -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            now = time.monotonic()
+            for host in list(self.hosts.values()):
+                for conn in list(host.conns()):
+                    if not conn.behind:
+                        continue
+                    transport = conn.ws.transport
+                    size = transport.get_write_buffer_size() if transport else 0
+                    if size <= self.config.backlog_bytes // 4:
+                        conn.behind = False
+                        self.send_snapshot(host, conn)
+                    elif now - conn.behind_since > self.config.stall_seconds:
+                        log.warning("dropping_stalled", table=host.table.id, token=conn.token_id)
+                        if transport:
+                            transport.abort()
+
+    def _arm(self, host: TableHost) -> None:
+        if host.timer is not None:
+            host.timer.cancel()
+            host.timer = None
+        if self.closing:
+            return
+        wake = host.table.next_wake()
+        if wake is None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, wake - time.time())
+        host.timer = loop.call_later(delay, lambda: loop.create_task(self.tick(host)))
+
+    async def _auto_pause(self, host: TableHost) -> None:
+        try:
+            await self.run(host, Actor(), lambda t, w, c: _auto(t, ClockPause(), w, c, "clock_auto_paused"))
+            host.auto_paused = True
+        except (RuleError, Refused):
+            pass
+
+    async def _auto_resume(self, host: TableHost) -> None:
+        if not host.auto_paused:
+            return
+        host.auto_paused = False
+        with contextlib.suppress(RuleError, Refused):
+            await self.run(host, Actor(), lambda t, w, c: t.prepare(ClockRun(rate=t.anchor.rate), w, c))
+
+    # -- tables -------------------------------------------------------------
+
+    async def create_table(
+        self,
+        system: str,
+        name: str,
+        options: dict[str, Any],
+        table_id: str | None,
+        doc: dict[str, Any] | None = None,
+    ) -> TableHost:
+        table_id = table_id or secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
+        if table_id in self.hosts:
+            raise Refused("table_exists", table=table_id)
+        wall = time.time()
+        if doc is None:
+            table = Table.new(table_id, SYSTEMS[system], name, options, wall)
+        else:
+            table = Table(id=table_id, system=SYSTEMS[system], epoch=1, rev=0, doc=doc)
+        record = TableRecord(id=table_id, system=system, name=name, key=auth.new_key(), epoch=1, created=wall)
+        await asyncio.to_thread(self.store.create_table, record, table.doc)
+        host = TableHost(table=table, record=record)
+        self.hosts[table_id] = host
+        self._arm(host)
+        return host
+
+    def error(
+        self, code: str, params: dict[str, Any], msg_id: str | None, message: str | None = None
+    ) -> bytes:
+        from vigil.rules.words import english_error
+
+        text = message or english_error(code, params)
+        return encoder.encode(Error(id=msg_id, code=code, message=text, params=_plain(params)))
+
+
+def _auto(table: Table, body: Any, wall: float, ctx: Ctx, code: str) -> Change:
+    change = table.prepare(body, wall, ctx)
+    change.events.insert(0, Event(code=code, at=change.game))
+    return change
+
+
+def _plain(params: dict[str, Any]) -> dict[str, Any]:
+    """Error parameters as plain JSON (anything unusual becomes its str)."""
+    plain: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(params, enc_hook=str))
+    return plain

@@ -1,0 +1,75 @@
+"""Who may send which command (DESIGN "Permissions"), in one table.
+
+The server checks every command against the connection's role before the
+rules see it. A player may act only through its own characters: the fields
+named here must each name one of the characters its token is bound to.
+Anything not listed is GM-only; operator commands need the operator token.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vigil.table_commands import OPERATOR_COMMANDS
+
+# command tag -> fields that must name one of the player's own characters
+PLAYER_OWN: dict[str, tuple[str, ...]] = {
+    # DRYH: declarations and rolls in own rolls, pending choices, help with own
+    # discipline, hope spends and discipline recovery (DRYH-02, 03, 14/16, 22, 23)
+    "dryh.declare": ("char",),
+    "dryh.roll": ("char",),
+    "dryh.choose": ("who",),
+    "dryh.help": ("helper",),
+    "dryh.hope_spend": ("char",),
+    "dryh.recover_discipline": ("char",),
+    # Pain & Mettle: shake off / other effort (MET-13), rest (MET-17), a
+    # stabilize attempt as the helper (MET-11), reporting strenuous activity
+    "mettle.shake_off": ("char",),
+    "mettle.effort": ("char",),
+    "mettle.rest_start": ("char",),
+    "mettle.rest_stop": ("char",),
+    "mettle.strenuous": ("char",),
+    "mettle.stabilize": ("helper",),
+    # Hursagmu: giving up an action to rest off stuns (HUR-07)
+    "hursagmu.rest": ("char",),
+}
+
+# Any player of the table (DRYH-09: "any player may spend 1 hope" to improve
+# the protagonist's roll).
+PLAYER_ANY: frozenset[str] = frozenset({"dryh.hope_improve"})
+
+OPERATOR_TAGS: frozenset[str] = frozenset(c.__struct_config__.tag for c in OPERATOR_COMMANDS)  # type: ignore[misc]
+# Operator may also manage an existing table as its GM would.
+OPERATOR_ALSO: frozenset[str] = frozenset(
+    {
+        "table.export",
+        "table.archive",
+        "token.mint",
+        "token.list",
+        "token.revoke",
+        "table.rotate_key",
+    }
+)
+
+
+def allowed(role: str, own: frozenset[str], tag: str, body: dict[str, Any]) -> bool:
+    if role == "operator":
+        return tag in OPERATOR_TAGS or tag in OPERATOR_ALSO
+    if tag in OPERATOR_TAGS:
+        return False
+    if role == "gm":
+        return True
+    if role != "player":
+        return False  # spectators can do nothing
+    if tag in PLAYER_ANY:
+        return bool(own)
+    fields = PLAYER_OWN.get(tag)
+    if fields is None:
+        return False
+    for name in fields:
+        value = body.get(name)
+        if value is None and name == "who":
+            value = body.get("char")
+        if value not in own:
+            return False
+    return True

@@ -1,0 +1,50 @@
+"""DRYH-06/07: strength and dominance of the four pools.
+
+Dominance is a total order over non-empty pools, so exactly one pool
+dominates whenever any pool has a die, and the answer never depends on the
+order the dice were listed or the pools were given:
+
+1. higher strength (the highest die) wins (DRYH-06/07);
+2. **Decision** on a tie: the tied pools' dice sorted high to low are
+   compared position by position, a missing die losing to any die;
+3. still equal: discipline > madness > exhaustion > pain.
+
+Steps 1 and 2 together are exactly Python's tuple order on the sorted faces.
+Helper dice are never passed in: they never count for strength (DRYH-06).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from vigil.rules.dryh.state import POOLS, Pool
+
+PRIORITY: dict[Pool, int] = {"discipline": 3, "madness": 2, "exhaustion": 1, "pain": 0}
+"""DRYH-07 Decision: the last tie-break, highest first."""
+
+
+def strength(faces: Sequence[int]) -> int | None:
+    """DRYH-06: a pool's highest die; an empty pool has no strength."""
+    return max(faces, default=None)
+
+
+def rank(pool: Pool, faces: Sequence[int]) -> tuple[tuple[int, ...], int]:
+    """The sort key of a pool under DRYH-07 (greater dominates)."""
+    return tuple(sorted(faces, reverse=True)), PRIORITY[pool]
+
+
+def beats(a: tuple[Pool, Sequence[int]], b: tuple[Pool, Sequence[int]]) -> bool:
+    """Whether pool ``a`` dominates pool ``b`` (both non-empty, distinct)."""
+    return rank(*a) > rank(*b)
+
+
+def dominant(pools: Mapping[Pool, Sequence[int]]) -> Pool | None:
+    """DRYH-07: the dominating pool, or None when no pool has a die."""
+    candidates = [(p, pools.get(p, ())) for p in POOLS if pools.get(p)]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: rank(*c))[0]
+
+
+def strengths(pools: Mapping[Pool, Sequence[int]]) -> dict[Pool, int | None]:
+    return {p: strength(pools.get(p, ())) for p in POOLS}

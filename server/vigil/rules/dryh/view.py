@@ -1,0 +1,81 @@
+"""What clients are shown: derived numbers, badges, and an open roll's dice.
+
+``derived`` is for viewers who see a character's numbers (GM, its player,
+``full`` visibility); it includes the character's open roll in full.
+``public_roll`` is the part of an open roll that a ``status``-visibility
+viewer may see (DESIGN "Visibility": an open roll's dice): the phase, the
+challenge kind, the dice faces per pool and what they say — no sheet values
+and no declarations. ``summary`` gives the badges.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from vigil.rules.dryh.dominance import strengths
+from vigil.rules.dryh.reading import pools_of
+from vigil.rules.dryh.recovery import recover_cost
+from vigil.rules.dryh.roll import busy_in
+from vigil.rules.dryh.state import CRASH_ABOVE, Character, DryhTable, Roll
+from vigil.rules.outcome import RuleError
+from vigil.rules.system import Summary
+
+
+def _character(t: DryhTable, char: str) -> Character:
+    c = t.characters.get(char)
+    if c is None:
+        raise RuleError("unknown_character", char=char)
+    return c
+
+
+def roll_view(r: Roll) -> dict[str, Any]:
+    """An open roll with its current reading, including strengths."""
+    data: dict[str, Any] = msgspec.to_builtins(r)
+    data["strengths"] = None if r.dice is None else strengths(pools_of(r.dice))
+    return data
+
+
+def public_roll(t: DryhTable, char: str) -> dict[str, Any] | None:
+    """The open roll of ``char`` as a status-visibility viewer sees it."""
+    _character(t, char)
+    r = t.rolls.get(char)
+    if r is None:
+        return None
+    return {
+        "phase": r.phase,
+        "kind": r.kind,
+        "helpers": list(r.helpers),
+        "dice": None if r.dice is None else msgspec.to_builtins(r.dice),
+        "success": r.success,
+        "dominant": r.dominant,
+    }
+
+
+def derived(t: DryhTable, char: str) -> dict[str, Any]:
+    """Numbers every full viewer needs, computed once on the server."""
+    me = _character(t, char)
+    boxes = t.options.response_boxes
+    r = t.rolls.get(char)
+    return {
+        "status": me.status,
+        "fight_free": boxes - me.fight,
+        "flight_free": boxes - me.flight,
+        "exhaustion_to_crash": max(CRASH_ABOVE + 1 - me.exhaustion, 0),
+        "recover_cost": recover_cost(me.discipline),
+        "in_roll": busy_in(t, char),
+        "roll": None if r is None else roll_view(r),
+    }
+
+
+def summary(t: DryhTable, char: str) -> Summary:
+    """Badges only (DRYH has no timed rules, so no countdowns). Status
+    precedence nightmare > crashed > awake is kept by the state itself."""
+    me = _character(t, char)
+    badges: list[str] = []
+    if me.status != "awake":
+        badges.append(me.status)
+    if me.snapped:
+        badges.append("snapped")
+    return Summary(badges=badges)

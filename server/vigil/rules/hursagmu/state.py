@@ -1,0 +1,110 @@
+"""The state of a Hursagmu table, as clients render it.
+
+Characters and their poisons sit in maps keyed by stable ids, so a JSON
+patch names a poison by id rather than by a list index that shifts when an
+earlier poison wears off.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from vigil.rules.clock import GameClock
+from vigil.rules.commands import CharId
+
+MAX_COUNTER = 1_000_000
+"""Harm keeps adding past the thresholds; this cap only keeps the numbers
+encodable (msgpack int64) however long a GM keeps hitting a corpse."""
+
+MAX_DOSES = 1000
+"""DESIGN "Limits": 1,000 poison doses (HUR-13)."""
+
+Counter = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNTER)]
+TraitName = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$")]
+TraitLevel = Annotated[int, msgspec.Meta(ge=-20, le=100)]
+Name = Annotated[str, msgspec.Meta(max_length=64)]
+Difficulty = Annotated[int, msgspec.Meta(ge=0, le=50)]
+Day = Annotated[int, msgspec.Meta(ge=0)]
+PoisonKind = Literal["poison", "drug"]
+Resistance = Literal["roll", "flat"]
+
+
+class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Table options. ``resistance`` (HUR-12): roll 2d6 + constitution, or
+    subtract constitution flat. ``wake_hour`` (HUR-09): None means the GM
+    calls "morning"; an hour makes every living character wake at that hour."""
+
+    resistance: Resistance = "roll"
+    wake_hour: Annotated[int, msgspec.Meta(ge=0, le=23)] | None = None
+    manual_dice: bool = False
+
+
+class RestTerms(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """How a night's rest went (HUR-10): the GM's difficulty increases for
+    the wound and shock rolls, and whether strenuous activity spoiled it."""
+
+    wound_difficulty: Difficulty = 0
+    shock_difficulty: Difficulty = 0
+    spoiled: bool = False
+
+
+class Poison(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """One application of a poison or drug (HUR-13). Dose k (1-based) falls at
+    ``applied_at + k * interval``; ``next_dose`` is the k still to come, so the
+    schedule is a pure function of these fields and the clock."""
+
+    kind: PoisonKind = "poison"
+    name: Name = ""
+    damage: Annotated[int, msgspec.Meta(ge=1, le=100)]
+    applied_at: Annotated[float, msgspec.Meta(ge=0)]
+    interval: Annotated[int, msgspec.Meta(ge=1)]
+    doses: Annotated[int, msgspec.Meta(ge=1, le=MAX_DOSES)]
+    next_dose: Annotated[int, msgspec.Meta(ge=1, le=MAX_DOSES)] = 1
+
+    def dose_at(self, k: int) -> float:
+        return self.applied_at + k * self.interval
+
+    @property
+    def ends_at(self) -> float:
+        return self.dose_at(self.doses)
+
+
+class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A character's harm and what the clock will do to it.
+
+    ``recovered_day`` / ``healed_day`` / ``spoiled_day`` are the day numbers
+    (⌊clock / 86400⌋) of the last natural recovery (HUR-09), the last healer
+    roll (HUR-11) and the last spoiled rest (HUR-10). ``rest_next_at`` is when
+    an unconscious character out of combat next makes its two recovery rolls
+    (HUR-08); ``rest`` the terms of the night now under way (HUR-10).
+    """
+
+    name: Name = ""
+    traits: Annotated[dict[TraitName, TraitLevel], msgspec.Meta(max_length=64)] = {}
+    stuns: Counter = 0
+    wounds: Counter = 0
+    shocks: Counter = 0
+    blind: bool = False
+    deaf: bool = False
+    poisons: Annotated[dict[CharId, Poison], msgspec.Meta(max_length=1000)] = {}
+    poison_seq: Annotated[int, msgspec.Meta(ge=0)] = 0
+    rest: RestTerms = msgspec.field(default_factory=RestTerms)
+    recovered_day: Day | None = None
+    healed_day: Day | None = None
+    spoiled_day: Day | None = None
+    may_act_second: bool = False
+    rest_next_at: Annotated[float, msgspec.Meta(ge=0)] | None = None
+
+    def level(self, trait: str) -> int:
+        """A trait the rules need (constitution, willpower, athlete…) that is
+        not on the sheet counts as 0 (**Decision**): a timed effect such as a
+        poison dose cannot be refused for a missing number."""
+        return self.traits.get(trait, 0)
+
+
+class HursagmuTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    clock: GameClock = msgspec.field(default_factory=GameClock)
+    characters: dict[CharId, Character] = {}
+    options: Options = msgspec.field(default_factory=Options)

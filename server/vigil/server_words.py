@@ -1,0 +1,34 @@
+"""English templates of the codes the server itself emits (beyond the rules)."""
+
+from vigil.rules.words import register
+
+register(
+    {
+        "undone": "The GM undoes change {rev}.",
+        "character_updated": "{char}: {fields} changed.",
+        "options_changed": "Table options changed: {options}.",
+        "clock_changed": "The clock is {mode} at {rate}× (game time {game}).",
+        "clock_auto_paused": "No GM is connected: the clock pauses.",
+    },
+    {
+        "undo_conflict": "Change {rev} cannot be undone: what it changed has changed since.",
+        "nothing_to_undo": "There is nothing left to undo.",
+        "not_following": "The clock is not following Foundry's world time.",
+        "forbidden": "You may not do that.",
+        "bad_message": "That message could not be read: {reason}",
+        "bad_token": "That access token is not valid.",
+        "token_expired": "That access token has expired.",
+        "token_revoked": "That access token has been revoked.",
+        "unknown_table": "There is no table {table}.",
+        "wrong_table": "Your token is for another table.",
+        "table_full": "This table has too many connections.",
+        "rate_limited": "Too many messages; slow down.",
+        "hello_first": "Say hello with a token first.",
+        "bad_protocol": "This server speaks protocol {server}; the client speaks {client}.",
+        "table_exists": "A table with id {table} already exists.",
+        "bad_document": "That document is not a Vigil table export: {reason}",
+        "shutting_down": "The server is shutting down.",
+        "archived": "That table is archived.",
+        "internal": "The server failed to apply that; nothing changed.",
+    },
+)

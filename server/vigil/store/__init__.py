@@ -1,0 +1,10 @@
+"""Durable storage behind one small interface.
+
+SQLite (WAL) is the embedded default; the interface is small on purpose so
+that a PostgreSQL store can take its place on a multi-node host.
+"""
+
+from vigil.store.base import LogEntry, Store, TableRecord, TokenRecord
+from vigil.store.sqlite import SqliteStore
+
+__all__ = ["LogEntry", "SqliteStore", "Store", "TableRecord", "TokenRecord"]

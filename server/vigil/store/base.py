@@ -1,0 +1,97 @@
+"""What the server needs from a store, and the records it keeps.
+
+The log is the truth: one entry per applied change (a command, a clock
+advance, an undo), with its events (dice faces included), the JSON Patch ops
+it made to the table document and their inverse (for the GM's undo).
+Recovery is pure JSON: latest snapshot + ops, so loading old logs never
+depends on re-running the rules of an older version. ``v`` is the entry
+schema version, read on load so that older entries can be upgraded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import msgspec
+
+ENTRY_VERSION = 1
+
+
+class LogEntry(msgspec.Struct, kw_only=True, array_like=True):
+    table: str
+    epoch: int
+    rev: int
+    wall: float
+    game: float
+    actor: str
+    kind: str
+    command: dict[str, Any] | None
+    events: list[dict[str, Any]]
+    ops: list[dict[str, Any]]
+    inverse: list[dict[str, Any]]
+    v: int = ENTRY_VERSION
+
+
+class TableRecord(msgspec.Struct, kw_only=True):
+    id: str
+    system: str
+    name: str
+    key: str
+    epoch: int
+    created: float
+    archived: bool = False
+
+
+class TokenRecord(msgspec.Struct, kw_only=True):
+    table: str
+    token_id: str
+    role: str
+    chars: list[str]
+    label: str
+    expires: float | None
+    created: float
+    revoked: bool = False
+
+
+class Loaded(msgspec.Struct, kw_only=True):
+    record: TableRecord
+    snapshot_rev: int
+    doc: dict[str, Any]
+    tail: list[LogEntry]
+
+
+class Store(Protocol):
+    def server_secret(self) -> str: ...
+
+    def create_table(self, record: TableRecord, doc: dict[str, Any]) -> None: ...
+
+    def tables(self, include_archived: bool = True) -> list[TableRecord]: ...
+
+    def load(self, table: str) -> Loaded: ...
+
+    def append(self, entries: Sequence[LogEntry]) -> None:
+        """Commit all entries in one transaction (a commit group)."""
+        ...
+
+    def snapshot(self, table: str, epoch: int, rev: int, doc: dict[str, Any]) -> None: ...
+
+    def history(self, table: str, epoch: int, before: int | None, limit: int) -> list[LogEntry]: ...
+
+    def entry(self, table: str, epoch: int, rev: int) -> LogEntry | None: ...
+
+    def reset(self, table: str, epoch: int, doc: dict[str, Any]) -> None: ...
+
+    def set_archived(self, table: str, archived: bool) -> None: ...
+
+    def set_key(self, table: str, key: str) -> None: ...
+
+    def delete(self, table: str) -> None: ...
+
+    def add_token(self, token: TokenRecord) -> None: ...
+
+    def tokens(self, table: str) -> list[TokenRecord]: ...
+
+    def revoke(self, table: str, token_id: str) -> bool: ...
+
+    def close(self) -> None: ...

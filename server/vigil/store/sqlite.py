@@ -1,0 +1,256 @@
+"""The SQLite store (WAL).
+
+``synchronous=NORMAL`` (the default) makes a commit survive any crash of the
+process, SIGKILL included, because the WAL write reaches the OS before
+commit returns; ``full`` adds an fsync per commit group for power loss.
+One connection, used from one thread at a time (the server's commit thread),
+so no locking games.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from vigil.auth import new_key
+from vigil.jsonpatch import apply as apply_patch
+from vigil.store.base import Loaded, LogEntry, TableRecord, TokenRecord
+
+Durability = Literal["normal", "full"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tables (
+  id TEXT PRIMARY KEY, system TEXT NOT NULL, name TEXT NOT NULL, key TEXT NOT NULL,
+  epoch INTEGER NOT NULL, created REAL NOT NULL, archived INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS log (
+  table_id TEXT NOT NULL, epoch INTEGER NOT NULL, rev INTEGER NOT NULL, v INTEGER NOT NULL,
+  entry BLOB NOT NULL, PRIMARY KEY (table_id, epoch, rev)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+  table_id TEXT NOT NULL, epoch INTEGER NOT NULL, rev INTEGER NOT NULL, doc BLOB NOT NULL,
+  PRIMARY KEY (table_id, epoch, rev)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tokens (
+  table_id TEXT NOT NULL, token_id TEXT NOT NULL, role TEXT NOT NULL, chars TEXT NOT NULL,
+  label TEXT NOT NULL, expires REAL, created REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (table_id, token_id));
+"""
+
+_enc = msgspec.json.Encoder()
+_entry_dec = msgspec.json.Decoder(LogEntry)
+_doc_dec = msgspec.json.Decoder(dict[str, Any])
+
+
+class SqliteStore:
+    def __init__(self, path: str | Path, durability: Durability = "normal") -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
+        self._db.execute("PRAGMA foreign_keys=OFF")
+        self._db.executescript(_SCHEMA)
+
+    # -- server -------------------------------------------------------------
+
+    def server_secret(self) -> str:
+        """The operator scope's signing key, made on first start."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key='server_secret'").fetchone()
+            if row:
+                return str(row[0])
+            key = new_key()
+            self._db.execute("INSERT INTO meta VALUES ('server_secret', ?)", (key,))
+            return key
+
+    # -- tables -------------------------------------------------------------
+
+    def create_table(self, record: TableRecord, doc: dict[str, Any]) -> None:
+        with self._lock, self._tx():
+            self._db.execute(
+                "INSERT INTO tables VALUES (?,?,?,?,?,?,?)",
+                (
+                    record.id,
+                    record.system,
+                    record.name,
+                    record.key,
+                    record.epoch,
+                    record.created,
+                    int(record.archived),
+                ),
+            )
+            self._db.execute(
+                "INSERT INTO snapshots VALUES (?,?,0,?)",
+                (record.id, record.epoch, _enc.encode(doc)),
+            )
+
+    def tables(self, include_archived: bool = True) -> list[TableRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, system, name, key, epoch, created, archived FROM tables ORDER BY created"
+            ).fetchall()
+        records = [_record(row) for row in rows]
+        return [r for r in records if include_archived or not r.archived]
+
+    def load(self, table: str) -> Loaded:
+        """Latest snapshot of the current epoch plus the entries after it,
+        already applied to the document (the tail is returned too, for the
+        server's replay buffer and undo)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, system, name, key, epoch, created, archived FROM tables WHERE id=?",
+                (table,),
+            ).fetchone()
+            if row is None:
+                raise KeyError(table)
+            record = _record(row)
+            snap = self._db.execute(
+                "SELECT rev, doc FROM snapshots WHERE table_id=? AND epoch=? ORDER BY rev DESC LIMIT 1",
+                (table, record.epoch),
+            ).fetchone()
+            tail_rows = self._db.execute(
+                "SELECT entry FROM log WHERE table_id=? AND epoch=? AND rev>? ORDER BY rev",
+                (table, record.epoch, snap[0]),
+            ).fetchall()
+        doc = _doc_dec.decode(snap[1])
+        tail = [_entry_dec.decode(r[0]) for r in tail_rows]
+        for entry in tail:
+            doc = apply_patch(doc, entry.ops)
+        return Loaded(record=record, snapshot_rev=snap[0], doc=doc, tail=tail)
+
+    def append(self, entries: Sequence[LogEntry]) -> None:
+        if not entries:
+            return
+        rows = [(e.table, e.epoch, e.rev, e.v, _enc.encode(e)) for e in entries]
+        with self._lock, self._tx():
+            self._db.executemany("INSERT INTO log VALUES (?,?,?,?,?)", rows)
+
+    def snapshot(self, table: str, epoch: int, rev: int, doc: dict[str, Any]) -> None:
+        with self._lock, self._tx():
+            self._db.execute(
+                "INSERT OR REPLACE INTO snapshots VALUES (?,?,?,?)",
+                (table, epoch, rev, _enc.encode(doc)),
+            )
+            # Older snapshots of this epoch are no longer needed to load.
+            self._db.execute(
+                "DELETE FROM snapshots WHERE table_id=? AND epoch=? AND rev<?", (table, epoch, rev)
+            )
+
+    def history(self, table: str, epoch: int, before: int | None, limit: int) -> list[LogEntry]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT entry FROM log WHERE table_id=? AND epoch=? AND rev<? ORDER BY rev DESC LIMIT ?",
+                (table, epoch, before if before is not None else 2**62, limit),
+            ).fetchall()
+        return [_entry_dec.decode(r[0]) for r in rows]
+
+    def entry(self, table: str, epoch: int, rev: int) -> LogEntry | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT entry FROM log WHERE table_id=? AND epoch=? AND rev=?", (table, epoch, rev)
+            ).fetchone()
+        return None if row is None else _entry_dec.decode(row[0])
+
+    def reset(self, table: str, epoch: int, doc: dict[str, Any]) -> None:
+        """A new epoch: the old history goes, the current document stays."""
+        with self._lock, self._tx():
+            self._db.execute("UPDATE tables SET epoch=? WHERE id=?", (epoch, table))
+            self._db.execute("DELETE FROM log WHERE table_id=?", (table,))
+            self._db.execute("DELETE FROM snapshots WHERE table_id=?", (table,))
+            self._db.execute("INSERT INTO snapshots VALUES (?,?,0,?)", (table, epoch, _enc.encode(doc)))
+
+    def set_archived(self, table: str, archived: bool) -> None:
+        with self._lock:
+            self._db.execute("UPDATE tables SET archived=? WHERE id=?", (int(archived), table))
+
+    def set_key(self, table: str, key: str) -> None:
+        with self._lock:
+            self._db.execute("UPDATE tables SET key=? WHERE id=?", (key, table))
+
+    def delete(self, table: str) -> None:
+        with self._lock, self._tx():
+            for name in ("log", "snapshots", "tokens"):
+                self._db.execute(f"DELETE FROM {name} WHERE table_id=?", (table,))
+            self._db.execute("DELETE FROM tables WHERE id=?", (table,))
+
+    # -- tokens -------------------------------------------------------------
+
+    def add_token(self, token: TokenRecord) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO tokens VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    token.table,
+                    token.token_id,
+                    token.role,
+                    _enc.encode(token.chars).decode(),
+                    token.label,
+                    token.expires,
+                    token.created,
+                    int(token.revoked),
+                ),
+            )
+
+    def tokens(self, table: str) -> list[TokenRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT table_id, token_id, role, chars, label, expires, created, revoked "
+                "FROM tokens WHERE table_id=? ORDER BY created",
+                (table,),
+            ).fetchall()
+        return [
+            TokenRecord(
+                table=r[0],
+                token_id=r[1],
+                role=r[2],
+                chars=msgspec.json.decode(r[3]),
+                label=r[4],
+                expires=r[5],
+                created=r[6],
+                revoked=bool(r[7]),
+            )
+            for r in rows
+        ]
+
+    def revoke(self, table: str, token_id: str) -> bool:
+        with self._lock:
+            cur = self._db.execute(
+                "UPDATE tokens SET revoked=1 WHERE table_id=? AND token_id=?", (table, token_id)
+            )
+            return cur.rowcount > 0
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _tx(self) -> _Transaction:
+        return _Transaction(self._db)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self._db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def _record(row: tuple[Any, ...]) -> TableRecord:
+    return TableRecord(
+        id=row[0],
+        system=row[1],
+        name=row[2],
+        key=row[3],
+        epoch=row[4],
+        created=row[5],
+        archived=bool(row[6]),
+    )

@@ -1,0 +1,381 @@
+"""A table: one game's state, its characters' names and visibility, the
+clock anchor, and the undo stack; applies commands in order.
+
+Synchronous and I/O-free like the rules: it turns a command into a
+:class:`Change` (events, the JSON Patch ops on the table document and their
+inverse) without keeping it. The server makes the change durable, then calls
+:meth:`Table.commit`; a change that fails to commit was never applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from vigil import jsonpatch
+from vigil.anchor import Anchor, Mode
+from vigil.rules import engine
+from vigil.rules.commands import AddCharacter, Command, RemoveCharacter
+from vigil.rules.outcome import Event, RuleError
+from vigil.rules.system import Actor, Ctx, System
+from vigil.rules.words import english
+from vigil.table_commands import (
+    CharacterCreate,
+    CharacterMeta,
+    ClockFollow,
+    ClockPause,
+    ClockRun,
+    ClockSet,
+    ClockWorld,
+    TableOptions,
+    Undo,
+)
+from vigil.views import Audience, CharacterRender, build_view, renders
+
+UNDO_DEPTH = 20
+DEFAULT_SETTINGS: dict[str, Any] = {"pause_without_gm": True}
+_CLOCK_PATH = "/state/clock"
+
+
+@dataclass
+class Change:
+    """One applied change, not yet committed."""
+
+    kind: str  # "command", "clock" (due effects), "undo"
+    actor: str
+    game: float
+    command: dict[str, Any] | None
+    events: list[Event]
+    doc: dict[str, Any]
+    ops: list[dict[str, Any]]
+    inverse: list[dict[str, Any]]
+    result: Any = None
+    undoable: bool = False
+    rev: int = 0
+
+
+@dataclass
+class Table:
+    id: str
+    system: System
+    epoch: int
+    rev: int
+    doc: dict[str, Any]
+    state: Any = field(init=False)
+    anchor: Anchor = field(init=False)
+    _renders: dict[str, CharacterRender] | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self._load_doc(self.doc)
+
+    @classmethod
+    def new(cls, table_id: str, system: System, name: str, options: dict[str, Any], wall: float) -> Table:
+        state = system.new_table(options)
+        doc = {
+            "name": name,
+            "system": system.name,
+            "state": msgspec.to_builtins(state),
+            "meta": {},
+            "clock": msgspec.to_builtins(Anchor(wall=wall)),
+            "settings": dict(DEFAULT_SETTINGS),
+            "undo": [],
+        }
+        return cls(id=table_id, system=system, epoch=1, rev=0, doc=doc)
+
+    def _load_doc(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+        self.state = msgspec.convert(doc["state"], self.system.table_type)
+        self.anchor = msgspec.convert(doc["clock"], Anchor)
+        self._renders = None
+
+    # -- reading ------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return str(self.doc["name"])
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self.doc.get("settings", DEFAULT_SETTINGS))
+
+    def game_now(self, wall: float) -> float:
+        now: float = self.state.clock.now
+        return max(now, self.anchor.game_at(wall))
+
+    def next_wake(self) -> float | None:
+        """Wall time of the next due effect, if the clock will get there."""
+        due = engine.next_deadline(self.system, self.state)
+        return None if due is None else self.anchor.wall_at(due)
+
+    def view(self, audience: Audience) -> dict[str, Any]:
+        if self._renders is None:
+            self._renders = renders(self.system, self.state, self.doc["meta"])
+        return build_view(
+            audience,
+            table_id=self.id,
+            name=self.name,
+            system=self.system,
+            state=self.state,
+            chars=self._renders,
+            anchor=self.anchor,
+            settings=self.settings,
+        )
+
+    # -- changing -----------------------------------------------------------
+
+    def advance(self, wall: float, ctx: Ctx) -> Change | None:
+        """Bring the rules up to the clock: a change of its own when due
+        effects fired (so that undo never takes back a clock effect)."""
+        now = self.game_now(wall)
+        outcome = engine.advance(self.system, self.state, now, ctx)
+        if not outcome.events:
+            return None
+        return self._change("clock", ctx.actor.id, None, outcome.state, outcome.events, now)
+
+    def prepare(self, body: Command, wall: float, ctx: Ctx) -> Change:
+        """The change ``body`` would make now. Raises RuleError if refused.
+        The caller has applied :meth:`advance` first."""
+        now = self.game_now(wall)
+        state = self.state
+        if state.clock.now < now:
+            state = engine.advance(self.system, state, now, ctx).state
+        command = msgspec.to_builtins(body)
+        handler = _TABLE_HANDLERS.get(type(body))
+        if handler is not None:
+            return handler(self, body, wall, ctx, state, command)
+        outcome = engine.apply(self.system, state, body, ctx)
+        change = self._change("command", ctx.actor.id, command, outcome.state, outcome.events, now)
+        if isinstance(body, RemoveCharacter):
+            change = self._with_doc(change, lambda d: d["meta"].pop(body.char, None))
+        change.undoable = ctx.actor.role == "gm"
+        return change
+
+    def commit(self, change: Change) -> None:
+        self.rev += 1
+        change.rev = self.rev
+        doc = change.doc
+        if change.undoable:
+            doc["undo"] = [*doc.get("undo", []), self.rev][-UNDO_DEPTH:]
+        self._load_doc(doc)
+
+    def reset_epoch(self) -> None:
+        self.epoch += 1
+        self.rev = 0
+        self.doc["undo"] = []
+
+    # -- internals ----------------------------------------------------------
+
+    def _change(
+        self,
+        kind: str,
+        actor: str,
+        command: dict[str, Any] | None,
+        state: Any,
+        events: list[Event],
+        now: float,
+        *,
+        meta: dict[str, Any] | None = None,
+        anchor: Anchor | None = None,
+        result: Any = None,
+    ) -> Change:
+        doc = {
+            **self.doc,
+            "state": msgspec.to_builtins(state),
+            "meta": self.doc["meta"] if meta is None else meta,
+            "clock": self.doc["clock"] if anchor is None else msgspec.to_builtins(anchor),
+        }
+        return self._finish(kind, actor, command, events, now, doc, result)
+
+    def _finish(
+        self,
+        kind: str,
+        actor: str,
+        command: dict[str, Any] | None,
+        events: list[Event],
+        now: float,
+        doc: dict[str, Any],
+        result: Any,
+    ) -> Change:
+        ops = jsonpatch.diff(self.doc, doc)
+        inverse = [op for op in jsonpatch.diff(doc, self.doc) if not op["path"].startswith(_CLOCK_PATH)]
+        return Change(kind, actor, now, command, events, doc, ops, inverse, result)
+
+    def _with_doc(self, change: Change, edit: Callable[[dict[str, Any]], Any]) -> Change:
+        doc = msgspec.json.decode(msgspec.json.encode(change.doc))
+        edit(doc)
+        return self._finish(
+            change.kind,
+            change.actor,
+            change.command,
+            change.events,
+            change.game,
+            doc,
+            change.result,
+        )
+
+    def undo_change(
+        self,
+        entry_ops: list[dict[str, Any]],
+        entry_inverse: list[dict[str, Any]],
+        rev: int,
+        actor: str,
+        wall: float,
+    ) -> Change:
+        """Compensate the change of ``rev``: refused if anything it wrote has
+        been changed since (the GM then corrects by hand)."""
+        for op in entry_ops:
+            if op["path"].startswith(_CLOCK_PATH) or op["path"] == "/undo":
+                continue
+            try:
+                current = jsonpatch._resolve(self.doc, op["path"])
+                present = True
+            except jsonpatch.PatchError:
+                present = False
+            if op["op"] == "remove" and present:
+                raise RuleError("undo_conflict", rev=rev)
+            if op["op"] != "remove" and (not present or current != op["value"]):
+                raise RuleError("undo_conflict", rev=rev)
+        doc = msgspec.json.decode(msgspec.json.encode(self.doc))
+        inverse = [op for op in entry_inverse if op["path"] != "/undo"]
+        doc = jsonpatch.apply(doc, inverse)
+        doc["undo"] = [r for r in self.doc.get("undo", []) if r != rev]
+        try:
+            msgspec.convert(doc["state"], self.system.table_type)
+        except msgspec.ValidationError:
+            raise RuleError("undo_conflict", rev=rev) from None
+        now = self.state.clock.now
+        event = Event(code="undone", at=now, params={"rev": rev}, actor=actor)
+        return self._finish("undo", actor, {"type": "undo"}, [event], now, doc, {"undone": rev})
+
+
+# -- table-level commands ------------------------------------------------------
+
+Handler = Callable[[Table, Any, float, Ctx, Any, dict[str, Any]], Change]
+
+
+def _character_create(
+    t: Table, body: CharacterCreate, wall: float, ctx: Ctx, state: Any, command: dict[str, Any]
+) -> Change:
+    outcome = engine.apply(t.system, state, AddCharacter(id=body.id, sheet=body.sheet), ctx)
+    meta = dict(t.doc["meta"])
+    meta[body.id] = {
+        "name": body.name,
+        "kind": body.kind,
+        "visibility": body.visibility or ("full" if body.kind == "pc" else "status"),
+        "notes": "",
+        "actor_id": body.actor_id,
+        "token_id": body.token_id,
+    }
+    change = t._change(
+        "command", ctx.actor.id, command, outcome.state, outcome.events, state.clock.now, meta=meta
+    )
+    change.undoable = True
+    return change
+
+
+def _character_meta(
+    t: Table, body: CharacterMeta, wall: float, ctx: Ctx, state: Any, command: dict[str, Any]
+) -> Change:
+    if body.char not in state.characters:
+        raise RuleError("unknown_character", char=body.char)
+    meta = dict(t.doc["meta"])
+    entry = dict(meta.get(body.char, {}))
+    changed = {k: v for k, v in command.items() if k not in ("type", "char") and v is not None}
+    entry.update(changed)
+    meta[body.char] = entry
+    event = Event(
+        code="character_updated",
+        at=state.clock.now,
+        char=body.char,
+        params={"fields": sorted(changed)},
+    )
+    change = t._change("command", ctx.actor.id, command, state, [event], state.clock.now, meta=meta)
+    change.undoable = True
+    return change
+
+
+def _table_options(
+    t: Table, body: TableOptions, wall: float, ctx: Ctx, state: Any, command: dict[str, Any]
+) -> Change:
+    settings = t.settings
+    rules_options = msgspec.to_builtins(state.options)
+    for key, value in body.options.items():
+        if key in settings:
+            if type(value) is not type(settings[key]):
+                raise RuleError("bad_value", field=key, value=repr(value), reason="wrong type")
+            settings[key] = value
+        elif key in rules_options:
+            rules_options[key] = value
+        else:
+            raise RuleError("bad_field", field=key)
+    try:
+        new_options = msgspec.convert(rules_options, t.system.options_type)
+    except msgspec.ValidationError as exc:
+        raise RuleError("bad_value", field="options", value="…", reason=str(exc)) from None
+    new_state = engine.copy_state(state)
+    new_state.options = new_options
+    t.system.validate(new_state)
+    event = Event(code="options_changed", at=state.clock.now, params={"options": body.options})
+    change = t._change("command", ctx.actor.id, command, new_state, [event], state.clock.now)
+    change.doc["settings"] = settings
+    change = t._finish(change.kind, change.actor, command, change.events, change.game, change.doc, None)
+    change.undoable = True
+    return change
+
+
+def _clock(t: Table, body: Command, wall: float, ctx: Ctx, state: Any, command: dict[str, Any]) -> Change:
+    anchor = t.anchor
+    now = state.clock.now
+    new_state = state
+    events: list[Event] = []
+    match body:
+        case ClockPause():
+            anchor = anchor.rebased(wall, mode="paused", game=now)
+        case ClockRun(rate=rate):
+            anchor = anchor.rebased(wall, mode="running", rate=rate, game=now)
+        case ClockSet(to=to) | ClockFollow(world_time=to) | ClockWorld(world_time=to):
+            if isinstance(body, ClockWorld) and anchor.mode != "follow":
+                raise RuleError("not_following")
+            if to < now:
+                raise RuleError("clock_backwards", now=now, to=to)
+            outcome = engine.advance(t.system, state, to, ctx)
+            new_state, events = outcome.state, outcome.events
+            mode: Mode | None = "follow" if isinstance(body, ClockFollow) else None
+            anchor = anchor.rebased(wall, mode=mode, game=to)
+    event = Event(
+        code="clock_changed",
+        at=new_state.clock.now,
+        params={"mode": anchor.mode, "rate": anchor.rate, "game": anchor.game},
+    )
+    return t._change(
+        "clock",
+        ctx.actor.id,
+        command,
+        new_state,
+        [event, *events],
+        new_state.clock.now,
+        anchor=anchor,
+    )
+
+
+_TABLE_HANDLERS: dict[type[Command], Handler] = {
+    CharacterCreate: _character_create,
+    CharacterMeta: _character_meta,
+    TableOptions: _table_options,
+    ClockPause: _clock,
+    ClockRun: _clock,
+    ClockSet: _clock,
+    ClockFollow: _clock,
+    ClockWorld: _clock,
+}
+
+
+def render_events(events: list[Event]) -> list[dict[str, Any]]:
+    """Events as stored in the log: the value plus its English sentence."""
+    return [{**msgspec.to_builtins(e), "text": english(e)} for e in events]
+
+
+__all__ = ["Actor", "Change", "Table", "Undo", "render_events"]
