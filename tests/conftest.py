@@ -19,3 +19,21 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+import pathlib  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+
+from tests.support.server import ServerProcess  # noqa: E402
+
+
+@pytest.fixture
+def vigil_server(tmp_path: pathlib.Path) -> Iterator[ServerProcess]:
+    """A real ``vigil serve`` with the demo table, stopped after the test."""
+    server = ServerProcess(data_dir=tmp_path / "data").start()
+    try:
+        yield server
+    finally:
+        server.stop()

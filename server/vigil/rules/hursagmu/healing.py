@@ -67,5 +67,5 @@ def heal(table: HursagmuTable, cmd: Heal, ctx: Ctx) -> list[Event]:
             "after": getattr(patient, track),
         }
     patient.healed_day = day
-    event = Event(code="healed", at=table.clock.now, char=cmd.patient, rule="HUR-11", params=params)
+    event = Event(code="healer_rolled", at=table.clock.now, char=cmd.patient, rule="HUR-11", params=params)
     return [event, *settle(table, cmd.patient, before)]

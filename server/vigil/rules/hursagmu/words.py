@@ -24,7 +24,7 @@ EVENTS: dict[str, str] = {
     "rest_terms_set": (
         "{char}'s rest tonight: wounds +{wound_difficulty}, shocks +{shock_difficulty}, spoiled {spoiled}."
     ),
-    "healed": "A healer tends {char} ({faces}): total {total}.",
+    "healer_rolled": "A healer tends {char} ({faces}): total {total}.",
     "poisoned": ("{char} is poisoned ({kind} {poison}): {damage} damage every {interval} s, {doses} doses."),
     "poison_dose": "A dose of {poison} hits {char}: takes {harm} {track}.",
     "poison_fought_off": "{char} has fought off {poison}.",
@@ -50,7 +50,7 @@ ERRORS: dict[str, str] = {
     "nothing_to_heal": "{char} has no wounds or shocks to heal.",
     "poison_too_short": "A duration of {duration} s gives no dose every {interval} s.",
     "too_many_doses": "{doses} doses is more than the limit of {limit}.",
-    "bad_options": "Bad table options: {reason}",
+    "bad_options": "Invalid table options: {reason}",
     "bad_poison": "Poison {poison} of {char} is inconsistent: {reason}",
 }
 
