@@ -25,7 +25,6 @@ import pathlib  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 
 import pytest  # noqa: E402
-
 from tests.support.server import ServerProcess  # noqa: E402
 
 

@@ -259,7 +259,12 @@ Handler = Callable[[Table, Any, float, Ctx, Any, dict[str, Any]], Change]
 def _character_create(
     t: Table, body: CharacterCreate, wall: float, ctx: Ctx, state: Any, command: dict[str, Any]
 ) -> Change:
-    outcome = engine.apply(t.system, state, AddCharacter(id=body.id, sheet=body.sheet), ctx)
+    sheet = dict(body.sheet)
+    if "npc" in t.system.character_type.__struct_fields__:
+        # DRYH counts player characters for despair (session start); the
+        # kind given here is the one fact, the sheet follows it.
+        sheet.setdefault("npc", body.kind == "npc")
+    outcome = engine.apply(t.system, state, AddCharacter(id=body.id, sheet=sheet), ctx)
     meta = dict(t.doc["meta"])
     meta[body.id] = {
         "name": body.name,

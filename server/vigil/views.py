@@ -37,9 +37,6 @@ class Audience:
 GM_AUDIENCE = Audience(GM)
 PUBLIC_AUDIENCE = Audience(PUBLIC)
 
-# Table-level rules fields that only the GM sees (besides options).
-_GM_ONLY_TABLE_FIELDS = frozenset({"options", "clock", "characters"})
-
 
 class CharacterRender:
     """A character's renders, computed once per change and shared by every
@@ -90,17 +87,11 @@ def build_view(
             characters[cid] = render.full
         elif render.visibility == "status":
             characters[cid] = render.status
-    visible = set(characters)
-    game: dict[str, Any] = {}
-    for field in state.__struct_fields__:
-        if field in _GM_ONLY_TABLE_FIELDS:
-            continue
-        value = msgspec.to_builtins(getattr(state, field))
-        if not is_gm and isinstance(value, dict) and value and set(value) <= set(state.characters):
-            # A map keyed by character ids (DRYH's open rolls): keep only
-            # the entries of characters this audience may see.
-            value = {k: v for k, v in value.items() if k in visible}
-        game[field] = value
+    # The game decides what of its table-level state a viewer sees (DRYH:
+    # coins, and open rolls per the protagonist's visibility); the GM gets
+    # the same shape with every character seen in full.
+    full = frozenset(c for c, v in characters.items() if "sheet" in v)
+    game = system.public_table(state, full, frozenset(characters) - full)
     view: dict[str, Any] = {
         "table": table_id,
         "name": name,

@@ -65,8 +65,19 @@ class ServerProcess:
 
     def start(self, timeout: float = 20.0) -> ServerProcess:
         self.log_path = self.data_dir / "server.log"
-        args = [sys.executable, "-m", "vigil.cli", "serve", "--data-dir", str(self.data_dir),
-                "--port", str(self.port), "--log-format", "json", *self.extra_args]
+        args = [
+            sys.executable,
+            "-m",
+            "vigil.cli",
+            "serve",
+            "--data-dir",
+            str(self.data_dir),
+            "--port",
+            str(self.port),
+            "--log-format",
+            "json",
+            *self.extra_args,
+        ]
         env = {**os.environ, **self.env}
         self.data_dir.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "a")  # noqa: SIM115 - lives as long as the process

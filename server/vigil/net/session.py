@@ -66,7 +66,7 @@ async def handle(hub: Hub, ws: ServerConnection) -> None:
             return
         async for frame in ws:
             if not _take_token(hub, conn):
-                await _answer(conn, hub.error("rate_limited", {}, None))
+                await _answer(conn, hub.error("rate_limited", {}, _peek_id(frame)))
                 continue
             await _message(hub, conn, frame)
     except ConnectionClosed:

@@ -111,6 +111,12 @@ class System(Protocol):
 
     def summary(self, table: Any, char_id: str) -> Summary: ...
 
+    def public_table(self, table: Any, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
+        """Table-level game state for a non-GM viewer who sees the characters
+        ``full`` in full and ``status`` by status only (DESIGN "Visibility");
+        characters in neither are hidden from it."""
+        ...
+
     def derived(self, table: Any, char_id: str) -> dict[str, Any]:
         """Values every client needs and none should recompute (penalties,
         effective rattle, dominant pool…), for a viewer who sees the numbers."""

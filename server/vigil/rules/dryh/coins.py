@@ -107,6 +107,5 @@ def without_despair(dice: Dice, adjustments: list[Adjustment]) -> Dice:
 def despair_bought_pain(r: Roll) -> bool:
     """DRYH-10: pain dominates now, but would not without the despair spends."""
     assert r.dice is not None
-    if r.dominant != "pain":
-        return False
-    return dominant(pools_of(without_despair(r.dice, r.adjustments))) != "pain"
+    undone = without_despair(r.dice, r.adjustments)
+    return r.dominant == "pain" and dominant(pools_of(undone)) != "pain"

@@ -53,6 +53,21 @@ def public_roll(t: DryhTable, char: str) -> dict[str, Any] | None:
     }
 
 
+def public_table(t: DryhTable, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
+    rolls: dict[str, Any] = {}
+    for char, r in t.rolls.items():
+        if char in full:
+            rolls[char] = roll_view(r)
+        elif char in status:
+            rolls[char] = public_roll(t, char)
+    return {
+        "hope": t.hope,
+        "despair": t.despair,
+        "session": msgspec.to_builtins(t.session),
+        "rolls": rolls,
+    }
+
+
 def derived(t: DryhTable, char: str) -> dict[str, Any]:
     """Numbers every full viewer needs, computed once on the server."""
     me = _character(t, char)

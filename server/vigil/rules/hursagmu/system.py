@@ -129,6 +129,10 @@ class HursagmuSystem:
         ]
         return Summary(badges=badges, countdowns=countdowns)
 
+    def public_table(self, table: Any, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
+        """Hursagmu keeps no table-level state beyond the clock and options."""
+        return {}
+
     def derived(self, table: Any, char_id: str) -> dict[str, Any]:
         t: HursagmuTable = table
         ch = t.characters[char_id]

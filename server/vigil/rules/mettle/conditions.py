@@ -54,7 +54,7 @@ def wake(char: Character, now: float, char_id: str, rule: str) -> list[Event]:
     """MET-07/MET-08: back to active (from unconscious or stabilized dying)."""
     _leave_dying(char)
     char.status = "active"
-    return [Event(code="woke", at=now, char=char_id, rule=rule)]
+    return [Event(code="regained_consciousness", at=now, char=char_id, rule=rule)]
 
 
 def after_relief(char: Character, now: float, char_id: str, rule: str) -> list[Event]:

@@ -59,15 +59,21 @@ def boundary(char: Character, hour: int) -> float:
     return char.rest_since + hour * HOUR
 
 
-def _elapsed(char: Character, now: float) -> int:
-    """Full hours of the stretch by ``now``, exactly consistent with
-    :func:`_boundary` (float division alone may round across a boundary)."""
+def _elapsed(char: Character, now: float, *, strict: bool = False) -> int:
+    """Full hours of the stretch by ``now`` (boundaries ``<= now``, or
+    ``< now`` when ``strict``), exactly consistent with :func:`boundary`
+    (float division alone may round across a boundary)."""
     if not char.resting or char.rest_since is None:
         return 0
+
+    def passed(hour: int) -> bool:
+        edge = boundary(char, hour)
+        return edge < now if strict else edge <= now
+
     hours = max(0, math.floor((now - char.rest_since) / HOUR))
-    while boundary(char, hours + 1) <= now:
+    while passed(hours + 1):
         hours += 1
-    while hours > 0 and boundary(char, hours) > now:
+    while hours > 0 and not passed(hours):
         hours -= 1
     return hours
 
@@ -82,7 +88,10 @@ def next_effect(char: Character, now: float) -> RestEffect | None:
     (MET-17), else the next Respite while there are injuries (MET-18)."""
     if not char.resting or char.rest_since is None or char.status == "departed":
         return None
-    done = hours_done(char, now)
+    # Hours that ended while there was nothing to do are not replayed; an
+    # hour ending exactly now may still be pending (another character's
+    # effect at the same time can fire first), so only earlier ones count.
+    done = max(char.rest_hours, _elapsed(char, now, strict=True))
     if char.pain > 0:
         return RestEffect(boundary(char, done + 1), "MET-17", done + 1)
     if char.injuries:

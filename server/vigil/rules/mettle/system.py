@@ -155,6 +155,10 @@ class MettleSystem:
             countdowns.append(Countdown(kind="busy", until=char.busy_until))
         return Summary(badges=badges, countdowns=countdowns)
 
+    def public_table(self, table: Any, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
+        """Pain & Mettle keeps no table-level state beyond the clock and options."""
+        return {}
+
     def derived(self, table: MettleTable, char_id: str) -> dict[str, Any]:
         char = table.characters[char_id]
         clock = table.clock

@@ -11,7 +11,7 @@ EVENTS: dict[str, str] = {
     "began_dying": "{char} is dying; the spirit departs at {departs_at}.",
     "stabilized": "{char} is stabilized by {by}; the spirit stays until {departs_at}.",
     "departed": "{char}'s spirit has departed ({cause}).",
-    "woke": "{char} regains consciousness.",
+    "regained_consciousness": "{char} regains consciousness.",
     "no_longer_dying": "{char} is no longer dying but stays unconscious.",
     "healing_wasted": "Healing of {amount} on {char} is wasted: not yet stabilized.",
     "healed": "{char} is healed of {healed} pain (now {pain}).",

@@ -1,0 +1,174 @@
+/**
+ * What the dashboard and the spectator page share besides the client core:
+ * reading the token from the URL fragment, loading the words catalogue,
+ * building DOM safely, and re-rendering without losing the keyboard focus.
+ *
+ * Names and labels come from GMs and players, so every text goes in through
+ * textContent (the `h` builder), never through innerHTML.
+ */
+
+import { render } from "/client/core/words.js";
+
+/**
+ * The page's access token and layout parameters. A token in the fragment
+ * (`#token=…`) is moved to sessionStorage and removed from the address bar,
+ * so that it does not show on a shared screen or in a bookmark; other
+ * fragment parameters (`layout=overlay`) stay.
+ * @param {string} storageKey sessionStorage key (one per page kind)
+ */
+export function takeToken(storageKey) {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+  const query = new URLSearchParams(location.search);
+  let token = params.get("token");
+  if (token) {
+    sessionStorage.setItem(storageKey, token);
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(null, "", location.pathname + location.search + (rest ? `#${rest}` : ""));
+  } else {
+    token = sessionStorage.getItem(storageKey);
+  }
+  return { token, params, query };
+}
+
+export function wsUrl() {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+}
+
+let catalogue = {};
+/** Load schemas/codes.json once; without it sentences fall back to codes. */
+export async function loadCatalogue() {
+  try {
+    const reply = await fetch("/schemas/codes.json");
+    if (reply.ok) catalogue = await reply.json();
+  } catch {
+    /* offline: codes are shown as they are */
+  }
+  return catalogue;
+}
+
+const CLIENT_ERRORS = {
+  not_connected: "Not connected to the Vigil server; try again when it is back.",
+  disconnected: "The connection was lost before the server answered; check the state before repeating.",
+  token_revoked: "This access token was revoked or its table's key rotated.",
+  table_deleted: "This table was deleted.",
+  refused: "The server refused this access token.",
+};
+
+/** A readable sentence for a server error (VigilError {code, params}). */
+export function errorSentence(err, names = {}) {
+  const code = err?.code ?? "internal";
+  if (CLIENT_ERRORS[code] && !catalogue.errors?.[code]) return CLIENT_ERRORS[code];
+  return render(code, withNames(err?.params ?? {}, names), catalogue);
+}
+
+const CHAR_PARAMS = ["char", "owner", "helper", "who", "target", "patient", "healer", "by"];
+
+/** Character ids in params become names (when the viewer knows the name). */
+function withNames(params, names) {
+  const out = { ...params };
+  for (const key of CHAR_PARAMS) {
+    if (typeof out[key] === "string" && names[out[key]]) out[key] = names[out[key]];
+  }
+  for (const [key, value] of Object.entries(out)) {
+    if (typeof value === "number" && !Number.isInteger(value)) out[key] = Math.round(value * 100) / 100;
+    if (typeof value === "boolean") out[key] = value ? "yes" : "no";
+    if (value && typeof value === "object" && !Array.isArray(value)) out[key] = summarize(value);
+  }
+  return out;
+}
+
+function summarize(value) {
+  return Object.entries(value)
+    .map(([k, v]) => `${k} ${typeof v === "object" ? JSON.stringify(v) : v}`)
+    .join(", ");
+}
+
+/** A history event as a sentence: codes.json template with the event's char. */
+export function eventSentence(ev, names = {}) {
+  const params = { ...(ev.params ?? {}) };
+  if (ev.char && params.char === undefined) params.char = ev.char;
+  if (params.target === undefined && ev.char) params.target = ev.char;
+  const sentence = render(ev.code, withNames(params, names), catalogue);
+  return sentence.startsWith(ev.code) && ev.text ? ev.text : sentence;
+}
+
+/**
+ * Element builder: h("button", {type: "button", onclick}, "Text").
+ * Attributes starting with "on" are listeners; `dataset` and `style` objects
+ * are merged; `null`/`false` children are skipped; strings become text nodes.
+ */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style" && typeof value === "object") Object.assign(el.style, value);
+    else if (key === "class") el.className = value;
+    else if (key in el && typeof value !== "string") el[key] = value;
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/**
+ * Replace a container's children with freshly built ones, keeping what the
+ * user was doing: the focused control (matched by `data-key`) gets the focus
+ * back, and edited form fields (marked `data-key`, changed by the user since
+ * the last render) keep their values. A patch then never steals the caret
+ * or a half-typed number from the GM.
+ */
+export function swap(container, children) {
+  const active = document.activeElement;
+  const focusKey = active && container.contains(active) ? active.dataset.key : null;
+  const kept = new Map();
+  for (const el of container.querySelectorAll("[data-key][data-edited]")) {
+    kept.set(el.dataset.key, el.type === "checkbox" ? el.checked : el.value);
+  }
+  container.replaceChildren();
+  append(container, [children]);
+  for (const el of container.querySelectorAll("[data-key]")) {
+    if (kept.has(el.dataset.key)) {
+      if (el.type === "checkbox") el.checked = kept.get(el.dataset.key);
+      else el.value = kept.get(el.dataset.key);
+      el.dataset.edited = "";
+    }
+  }
+  if (focusKey) container.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
+}
+
+/** Mark form fields as edited by the user (so `swap` keeps their values). */
+export function trackEdits(root) {
+  const mark = (ev) => {
+    if (ev.target?.dataset && "key" in ev.target.dataset) ev.target.dataset.edited = "";
+  };
+  root.addEventListener("input", mark);
+  root.addEventListener("change", mark);
+}
+
+/** Format game seconds as a day-and-time reading ("day 2, 07:15:03"). */
+export function formatGameTime(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  const day = Math.floor(s / 86400);
+  const pad = (n) => String(n).padStart(2, "0");
+  const time = `${pad(Math.floor((s % 86400) / 3600))}:${pad(Math.floor((s % 3600) / 60))}:${pad(s % 60)}`;
+  return day ? `day ${day + 1}, ${time}` : time;
+}
+
+export const STATUS_WORDS = {
+  idle: "Not connected",
+  connecting: "Connecting…",
+  connected: "Live",
+  reconnecting: "Reconnecting…",
+  refused: "Refused",
+  closed: "Disconnected",
+};

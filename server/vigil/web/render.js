@@ -1,0 +1,242 @@
+/**
+ * Drawing a table view: character cards, badges, countdowns and DRYH dice.
+ * Shared by the dashboard and the spectator page so both show a character
+ * the same way. Everything drawn comes from the view the server sent: a
+ * `status`-visibility character has no `sheet`/`derived`, and then nothing
+ * numeric is drawn (we never compute what the server withheld).
+ *
+ * Badges and dice pools carry a letter and a shape as well as a colour, for
+ * colour-blind viewers (DESIGN "Foundry module").
+ */
+
+import { formatCountdown } from "/client/core/clock.js";
+import { h } from "./common.js";
+
+export const BADGES = {
+  dying: { letter: "D", shape: "diamond", tone: "danger", label: "Dying" },
+  departed: { letter: "X", shape: "square", tone: "dead", label: "Departed" },
+  dead: { letter: "X", shape: "square", tone: "dead", label: "Dead" },
+  insane: { letter: "M", shape: "square", tone: "dead", label: "Insane" },
+  unconscious: { letter: "U", shape: "circle", tone: "warn", label: "Unconscious" },
+  stabilized: { letter: "S", shape: "square", tone: "good", label: "Stabilized" },
+  resting: { letter: "R", shape: "circle", tone: "calm", label: "Resting" },
+  crashed: { letter: "C", shape: "triangle", tone: "warn", label: "Crashed" },
+  nightmare: { letter: "N", shape: "diamond", tone: "dead", label: "Nightmare" },
+  snapped: { letter: "!", shape: "triangle", tone: "danger", label: "Snapped" },
+  seriously_injured: { letter: "I", shape: "square", tone: "danger", label: "Seriously injured" },
+  delirious: { letter: "~", shape: "triangle", tone: "warn", label: "Delirious" },
+  blind: { letter: "B", shape: "circle", tone: "calm", label: "Blind" },
+  deaf: { letter: "H", shape: "circle", tone: "calm", label: "Deaf" },
+};
+
+export function badge(name) {
+  const b = BADGES[name] ?? { letter: name.slice(0, 1).toUpperCase(), shape: "circle", tone: "calm", label: name };
+  return h(
+    "span",
+    { class: `badge tone-${b.tone}`, title: b.label, dataset: { badge: name } },
+    h("span", { class: `shape shape-${b.shape}`, "aria-hidden": "true" }, h("span", { class: "letter" }, b.letter)),
+    h("span", { class: "badge-label" }, b.label),
+  );
+}
+
+const COUNTDOWN_WORDS = { dying: "Dying", busy: "Busy", poison: "Poison", venom: "Venom", drug: "Drug" };
+
+/** A countdown element; `tick` fills in its time from the clock anchor. */
+export function countdown(cd) {
+  const word = COUNTDOWN_WORDS[cd.kind] ?? cd.kind;
+  return h(
+    "div",
+    { class: `countdown kind-${cd.kind}`, dataset: { until: String(cd.until), since: String(cd.since ?? "") } },
+    h("span", { class: "countdown-word" }, word),
+    h("span", { class: "countdown-time", role: "timer" }, "--:--"),
+    h("span", { class: "countdown-bar", "aria-hidden": "true" }, h("span", { class: "countdown-fill" })),
+  );
+}
+
+/** Redraw every countdown under `root` for game time `now` (no server traffic). */
+export function tick(root, now) {
+  for (const el of root.querySelectorAll(".countdown[data-until]")) {
+    const until = Number(el.dataset.until);
+    const since = el.dataset.since === "" ? null : Number(el.dataset.since);
+    const left = until - now;
+    const time = el.querySelector(".countdown-time");
+    const text = left > 0 ? formatCountdown(left) : "00:00";
+    if (time.textContent !== text) time.textContent = text;
+    el.classList.toggle("expired", left <= 0);
+    el.classList.toggle("urgent", left > 0 && left <= 60);
+    const fill = el.querySelector(".countdown-fill");
+    if (fill && since !== null && until > since) {
+      fill.style.width = `${Math.max(0, Math.min(100, (left / (until - since)) * 100))}%`;
+    }
+  }
+}
+
+function stat(label, value, extra = {}) {
+  return h(
+    "div",
+    { class: `stat ${extra.class ?? ""}`, dataset: { stat: extra.key ?? label.toLowerCase() } },
+    h("span", { class: "stat-value" }, value),
+    h("span", { class: "stat-label" }, label),
+  );
+}
+
+function boxes(label, checked, total, key) {
+  const cells = [];
+  for (let i = 0; i < total; i += 1) cells.push(h("span", { class: i < checked ? "box on" : "box" }, i < checked ? "✕" : ""));
+  return h(
+    "div",
+    { class: "boxes", dataset: { stat: key }, "aria-label": `${label}: ${checked} of ${total} checked` },
+    h("span", { class: "stat-label" }, label),
+    cells,
+  );
+}
+
+/** The numbers of a character whose sheet this viewer may see, per game. */
+function numbers(system, ch) {
+  const s = ch.sheet;
+  const d = ch.derived ?? {};
+  if (!s) return null;
+  if (system === "mettle") {
+    return h(
+      "div",
+      { class: "numbers" },
+      stat("Pain", h("span", {}, String(s.pain), h("small", {}, ` / ${s.mettle}`)), { key: "pain", class: s.pain > s.mettle ? "over" : "" }),
+      stat("Rattle", String(d.rattle ?? s.rattle), { key: "rattle" }),
+      stat("Injury pen.", String(d.injury_penalty ?? 0), { key: "injury_penalty" }),
+      s.injuries?.length
+        ? h("ul", { class: "injuries" }, s.injuries.map((i) => h("li", {}, `${i.label || i.id} (−${i.penalty})`)))
+        : null,
+      s.resting ? h("div", { class: "note" }, `Resting: ${d.rest_hours ?? 0} h, ${d.hours_toward_respite ?? 0}/8 toward respite`) : null,
+    );
+  }
+  if (system === "dryh") {
+    const fightTotal = s.fight + (d.fight_free ?? 0);
+    const flightTotal = s.flight + (d.flight_free ?? 0);
+    return h(
+      "div",
+      { class: "numbers" },
+      stat("Discipline", String(s.discipline), { key: "discipline", class: "pool-discipline" }),
+      stat("Exhaustion", String(s.exhaustion), { key: "exhaustion", class: "pool-exhaustion" }),
+      stat("Madness", String(s.madness), { key: "madness", class: "pool-madness" }),
+      boxes("Fight", s.fight, fightTotal, "fight"),
+      boxes("Flight", s.flight, flightTotal, "flight"),
+    );
+  }
+  if (system === "hursagmu") {
+    const traits = Object.entries(s.traits ?? {});
+    return h(
+      "div",
+      { class: "numbers" },
+      stat("Stuns", String(s.stuns), { key: "stuns" }),
+      stat("Wounds", String(s.wounds), { key: "wounds" }),
+      stat("Shocks", String(s.shocks), { key: "shocks" }),
+      traits.length ? h("div", { class: "note traits" }, traits.map(([k, v]) => `${k} ${v}`).join(" · ")) : null,
+      Object.keys(s.poisons ?? {}).length
+        ? h("ul", { class: "injuries" }, Object.entries(s.poisons).map(([k, p]) => h("li", {}, `${p.name || p.kind || k}`)))
+        : null,
+    );
+  }
+  return null;
+}
+
+/**
+ * A character card. `extra` (dashboard only) is appended: GM controls.
+ * The card carries data-char so tests and styles can find it.
+ */
+export function characterCard(system, id, ch, extra = null) {
+  const status = ch.derived?.status ?? ch.sheet?.status;
+  return h(
+    "article",
+    {
+      class: `card vis-${ch.visibility} ${ch.badges?.length ? `has-${ch.badges[0]}` : ""}`,
+      dataset: { char: id },
+      "aria-label": ch.name,
+    },
+    h(
+      "header",
+      { class: "card-head" },
+      h("h3", { class: "card-name" }, ch.name),
+      h("span", { class: "kind" }, ch.kind === "npc" ? "NPC" : "PC"),
+      ch.visibility !== "full" ? h("span", { class: `vis vis-${ch.visibility}` }, ch.visibility) : null,
+    ),
+    h("div", { class: "badges" }, (ch.badges ?? []).map(badge), !ch.badges?.length && status ? h("span", { class: "status-word" }, status) : null),
+    (ch.countdowns ?? []).length ? h("div", { class: "countdowns" }, ch.countdowns.map(countdown)) : null,
+    numbers(system, ch),
+    ch.notes ? h("p", { class: "notes" }, ch.notes) : null,
+    extra,
+  );
+}
+
+// ---- DRYH dice --------------------------------------------------------------
+
+export const POOLS = {
+  discipline: { letter: "D", label: "Discipline" },
+  exhaustion: { letter: "E", label: "Exhaustion" },
+  madness: { letter: "M", label: "Madness" },
+  pain: { letter: "P", label: "Pain" },
+  helpers: { letter: "H", label: "Helper" },
+};
+
+/** One die: its face, its pool's letter, and whether it is a success (1–3). */
+export function die(pool, face) {
+  return h(
+    "span",
+    { class: `die pool-${pool} ${face <= 3 ? "success" : ""}`, dataset: { face: String(face) }, title: `${POOLS[pool]?.label ?? pool} ${face}` },
+    h("span", { class: "die-face" }, String(face)),
+    h("span", { class: "die-pool", "aria-hidden": "true" }, POOLS[pool]?.letter ?? "?"),
+  );
+}
+
+/**
+ * The dice of a roll by pool. `dice` is {discipline, exhaustion, madness,
+ * pain, helpers: {id: faces}}; `names` maps helper ids to names.
+ */
+export function diceByPool(dice, dominant = null, names = {}) {
+  if (!dice) return null;
+  const rows = [];
+  for (const pool of ["discipline", "exhaustion", "madness", "pain"]) {
+    const faces = dice[pool] ?? [];
+    rows.push(
+      h(
+        "div",
+        { class: `pool-row pool-${pool} ${dominant === pool ? "dominant" : ""}`, dataset: { pool } },
+        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, POOLS[pool].letter), POOLS[pool].label, dominant === pool ? h("strong", { class: "dominates" }, " ★ dominates") : null),
+        h("span", { class: "dice" }, faces.length ? faces.map((f) => die(pool, f)) : h("span", { class: "none" }, "—")),
+      ),
+    );
+  }
+  for (const [helper, faces] of Object.entries(dice.helpers ?? {})) {
+    rows.push(
+      h(
+        "div",
+        { class: "pool-row pool-helpers", dataset: { pool: `helper:${helper}` } },
+        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, "H"), `${names[helper] ?? helper} helps`),
+        h("span", { class: "dice" }, faces.map((f) => die("helpers", f))),
+      ),
+    );
+  }
+  return h("div", { class: "dice-pools" }, rows);
+}
+
+const PHASES = ["open", "declared", "rolled", "adjusted", "resolved"];
+
+/** The phase track of an open roll, the current one marked. */
+export function phaseTrack(phase) {
+  return h(
+    "ol",
+    { class: "phases", "aria-label": `Phase: ${phase}` },
+    PHASES.map((p) => h("li", { class: p === phase ? "current" : PHASES.indexOf(p) < PHASES.indexOf(phase) ? "done" : "" }, p)),
+  );
+}
+
+/** A roll's reading line: successes against degree, success, dominant. */
+export function reading(roll) {
+  if (roll.success === null || roll.success === undefined) return null;
+  return h(
+    "p",
+    { class: `reading ${roll.success ? "won" : "lost"}` },
+    roll.successes !== undefined && roll.successes !== null ? `${roll.successes} successes against the GM's ${roll.degree} — ` : "",
+    h("strong", {}, roll.success ? "Success" : "Failure"),
+    roll.dominant ? `, ${POOLS[roll.dominant]?.label ?? roll.dominant} dominates` : "",
+  );
+}

@@ -1,0 +1,83 @@
+"""Playwright fixtures for the browser tests: Debian's Chromium, headless.
+
+The async API is used because pytest-asyncio runs in auto mode: the sync
+API refuses to run inside an event loop, and these tests also talk to the
+server over websockets from the same loop. ``playwright install`` is never
+run: the browser is the system's ``/usr/bin/chromium``, with SwiftShader so
+that canvas/WebGL drawing works without a GPU.
+
+Fixtures:
+- ``chromium_browser``: one launched browser per test.
+- ``browser_page``: a fresh page (own context, 1280×800) in that browser;
+  its console errors and uncaught exceptions are collected in
+  ``page.vigil_errors`` so that a test can assert the page ran cleanly.
+- ``new_page``: a factory for more pages (each its own context) when a
+  test needs several viewers at once (a GM and a spectator).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, Page, async_playwright
+
+CHROMIUM = os.environ.get("VIGIL_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--enable-unsafe-swiftshader",
+    "--use-gl=angle",
+    "--use-angle=swiftshader",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+
+NewPage = Callable[..., Awaitable[Page]]
+
+
+@pytest.fixture
+async def chromium_browser() -> AsyncIterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+@pytest.fixture
+async def new_page(chromium_browser: Browser) -> AsyncIterator[NewPage]:
+    contexts = []
+
+    async def make(width: int = 1280, height: int = 800) -> Page:
+        context = await chromium_browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+        page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+        page.vigil_errors = errors  # type: ignore[attr-defined]
+        return page
+
+    yield make
+    for context in contexts:
+        await context.close()
+
+
+@pytest.fixture
+async def browser_page(new_page: NewPage) -> Page:
+    return await new_page()
+
+
+@pytest.fixture
+def artifacts_dir() -> Path:
+    """Where screenshots go (artifacts/pages/ for the pages, others alike)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,101 @@
+"""Shared helpers for the DRYH tests (not a test module)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import pytest
+
+from vigil.rules import engine
+from vigil.rules.commands import AddCharacter, Command
+from vigil.rules.dice import DiceSource, ScriptedDice
+from vigil.rules.dryh import commands as c
+from vigil.rules.dryh.state import DryhTable
+from vigil.rules.dryh.system import SYSTEM
+from vigil.rules.outcome import Event, RuleError
+from vigil.rules.system import Actor, Ctx
+
+GM = Actor("gm-1", "gm")
+PLAYER = Actor("player-1", "player")
+
+
+def new_table(chars: dict[str, dict[str, Any]] | None = None, **options: Any) -> DryhTable:
+    t: DryhTable = SYSTEM.new_table(options)
+    for cid, sheet in (chars or {"a": {}}).items():
+        t = run(t, AddCharacter(id=cid, sheet=sheet))[0]
+    return t
+
+
+def run(
+    t: DryhTable,
+    cmd: Command,
+    faces: Sequence[int] = (),
+    actor: Actor = GM,
+    dice: DiceSource | None = None,
+) -> tuple[DryhTable, list[Event]]:
+    """Apply with scripted faces, checking every scripted face was used."""
+    scripted = ScriptedDice(faces)
+    out = engine.apply(SYSTEM, t, cmd, Ctx(dice=dice or scripted, actor=actor))
+    if dice is None:
+        scripted.check_all_used()
+    return out.state, out.events
+
+
+def faces_for(
+    d: Sequence[int] = (),
+    e: Sequence[int] = (),
+    m: Sequence[int] = (),
+    p: Sequence[int] = (),
+    helpers: Sequence[Sequence[int]] = (),
+) -> list[int]:
+    """Faces in the order DRYH draws them: D, E, M, P, then each helper."""
+    out = [*d, *e, *m, *p]
+    for h in helpers:
+        out += h
+    return out
+
+
+def rolled(
+    t: DryhTable,
+    char: str = "a",
+    *,
+    pain: int | None = None,
+    kind: str = "environmental",
+    d: Sequence[int] = (),
+    e: Sequence[int] = (),
+    m: Sequence[int] = (),
+    p: Sequence[int] = (),
+    helpers: dict[str, Sequence[int]] | None = None,
+    declare: dict[str, Any] | None = None,
+) -> tuple[DryhTable, list[Event]]:
+    """Open (with as many pain dice as ``p``), declare, help and roll."""
+    t, events = run(t, c.Open(char=char, pain=len(p) if pain is None else pain, kind=kind))
+    if declare:
+        t, ev = run(t, c.Declare(char=char, **declare))
+        events += ev
+    for h in helpers or {}:
+        t, ev = run(t, c.Help(char=char, helper=h))
+        events += ev
+    faces = faces_for(d, e, m, p, list((helpers or {}).values()))
+    t, ev = run(t, c.Roll(char=char), faces)
+    return t, events + ev
+
+
+def refused(t: DryhTable, cmd: Command, code: str, faces: Sequence[int] = (), actor: Actor = GM) -> RuleError:
+    """The command is refused with ``code`` and the state is unchanged."""
+    before = msgspec.msgpack.encode(t)
+    with pytest.raises(RuleError) as info:
+        engine.apply(SYSTEM, t, cmd, Ctx(dice=ScriptedDice(faces), actor=actor))
+    assert info.value.code == code, info.value
+    assert msgspec.msgpack.encode(t) == before
+    return info.value
+
+
+def codes(events: list[Event]) -> list[str]:
+    return [e.code for e in events]
+
+
+def by_code(events: list[Event], code: str) -> list[Event]:
+    return [e for e in events if e.code == code]

@@ -1,0 +1,78 @@
+"""Helpers shared by the Pain & Mettle tests (not a test module itself)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from vigil.rules import engine
+from vigil.rules.commands import AddCharacter, Command
+from vigil.rules.dice import DiceSource, RandomDice
+from vigil.rules.mettle.state import Character, MettleTable
+from vigil.rules.mettle.system import SYSTEM
+from vigil.rules.outcome import Event
+from vigil.rules.system import Actor, Ctx
+
+GM = Actor(id="gm", role="gm")
+PLAYER = Actor(id="p1", role="player")
+
+
+def ctx(dice: DiceSource | None = None, actor: Actor = GM) -> Ctx:
+    return Ctx(dice=dice if dice is not None else RandomDice(0), actor=actor)
+
+
+def new_table(**options: Any) -> MettleTable:
+    table: MettleTable = SYSTEM.new_table(options)
+    return table
+
+
+def with_chars(table: MettleTable, **sheets: dict[str, Any]) -> MettleTable:
+    for char_id, sheet in sheets.items():
+        table = engine.apply(SYSTEM, table, AddCharacter(id=char_id, sheet=sheet), ctx()).state
+    return table
+
+
+def table_of(options: dict[str, Any] | None = None, **sheets: dict[str, Any]) -> MettleTable:
+    return with_chars(new_table(**(options or {})), **sheets)
+
+
+def run(
+    table: MettleTable, cmd: Command, dice: DiceSource | None = None, actor: Actor = GM
+) -> engine.Outcome[MettleTable]:
+    return engine.apply(SYSTEM, table, cmd, ctx(dice, actor))
+
+
+def advance(table: MettleTable, to: float, seed: int = 0) -> engine.Outcome[MettleTable]:
+    return engine.advance(SYSTEM, table, to, ctx(RandomDice(seed)))
+
+
+def decode(data: dict[str, Any]) -> Command:
+    """A command through the typed decoder, as the server receives it."""
+    result: Command = msgspec.convert(data, type=_union(SYSTEM.commands))
+    return result
+
+
+def _union(types: tuple[type[Command], ...]) -> Any:
+    result: Any = types[0]
+    for t in types[1:]:
+        result = result | t
+    return result
+
+
+def char(table: MettleTable, char_id: str = "a") -> Character:
+    return table.characters[char_id]
+
+
+def codes(events: list[Event]) -> list[str]:
+    return [e.code for e in events]
+
+
+def one(events: list[Event], code: str) -> Event:
+    found = [e for e in events if e.code == code]
+    assert len(found) == 1, codes(events)
+    return found[0]
+
+
+def snapshot(table: MettleTable) -> bytes:
+    return msgspec.msgpack.encode(table)
