@@ -30,6 +30,7 @@ class Client:
         self._waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._changed = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
+        self.failure: Exception | None = None
 
     @classmethod
     async def open(
@@ -38,10 +39,14 @@ class Client:
         token: str,
         resume: dict[str, int | str] | None = None,
         expect_state: bool = True,
+        prior: Client | None = None,
         **kwargs: Any,
     ) -> Client:
+        """``prior``: a closed client whose view this one resumes from."""
         ws = await connect(url, max_size=2**22, **kwargs)
         client = cls(ws)
+        if prior is not None:
+            client.state, client.epoch, client.rev = prior.state, prior.epoch, prior.rev
         await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token, "resume": resume}))
         first = json.loads(await asyncio.wait_for(ws.recv(), 5))
         if first["type"] == "error":
@@ -58,8 +63,8 @@ class Client:
         try:
             async for frame in self.ws:
                 self.handle(json.loads(frame))
-        except Exception:
-            pass
+        except Exception as exc:  # surfaced by wait_for, not lost
+            self.failure = exc
         finally:
             self._changed.set()
 
@@ -70,7 +75,7 @@ class Client:
             self.snapshots += 1
         elif kind == "patch":
             assert msg["epoch"] == self.epoch, "patch from another epoch"
-            assert msg["rev"] > self.rev, f"patch rev {msg['rev']} after {self.rev}"
+            assert msg["rev"] == self.rev + 1, f"patch rev {msg['rev']} after {self.rev}: a gap"
             self.state = jsonpatch.apply(self.state, msg["ops"])
             self.rev = msg["rev"]
             self.patches.append(msg)
@@ -99,13 +104,19 @@ class Client:
         return await self.request(message)
 
     async def ok(self, body: dict[str, Any], table: str | None = None) -> Any:
+        """Send, expect an ack, and wait until the view shows its change
+        (the ack comes before the patch it caused)."""
         reply = await self.cmd(body, table)
         assert reply["type"] == "ack", reply
+        if reply.get("rev") and self.table and (table is None or table == self.table):
+            await self.wait_for(lambda c: c.rev >= reply["rev"] or c.epoch != self.epoch)
         return reply.get("result")
 
     async def wait_for(self, predicate: Any, timeout: float = 5) -> None:
         async def loop() -> None:
             while not predicate(self):
+                if self.failure is not None:
+                    raise self.failure
                 self._changed.clear()
                 if self.ws.close_code is not None and not predicate(self):
                     raise ConnectionError(f"closed {self.ws.close_code}")

@@ -336,53 +336,61 @@ class Hub:
         if self.closing:
             raise Refused("shutting_down")
         async with host.lock:
-            table = host.table
-            wall = time.time()
-            ctx = self.ctx(actor)
-            before = (table.doc, table.rev)
-            changes: list[Change] = []
-            advance = table.advance(wall, self.ctx(Actor()))
-            try:
-                if advance is not None:
-                    table.commit(advance)
-                    changes.append(advance)
-                change = make(table, wall, ctx)
-                table.commit(change)
-                changes.append(change)
-                entries = self._entries(host, changes, before[1])
-                await self.committer.commit(entries)
-            except BaseException:
-                table._load_doc(before[0])
-                table.rev = before[1]
-                raise
-            if ack is not None:
-                ack(change)
-            self._after_commit(host, entries, changes)
-            return change
+            return await self._apply(host, time.time(), self.ctx(actor), make, ack)
 
     async def tick(self, host: TableHost) -> None:
         """A timer fired: apply every effect due by now, with nobody asking."""
         async with host.lock:
-            table = host.table
-            before = (table.doc, table.rev)
             try:
-                change = table.advance(time.time(), self.ctx(Actor()))
-                if change is None:
-                    self._arm(host)
-                    return
-                table.commit(change)
-                entries = self._entries(host, [change], before[1])
-                await self.committer.commit(entries)
+                await self._apply(host, time.time(), self.ctx(Actor()), None, None)
             except RuleError as exc:
-                table._load_doc(before[0])
-                table.rev = before[1]
-                log.error("advance_refused", table=table.id, code=exc.code)
-                return
-            except BaseException:
-                table._load_doc(before[0])
-                table.rev = before[1]
-                raise
-            self._after_commit(host, entries, [change])
+                log.error("advance_refused", table=host.table.id, code=exc.code)
+                self._arm(host)
+
+    async def _apply(
+        self,
+        host: TableHost,
+        wall: float,
+        ctx: Ctx,
+        make: Callable[[Table, float, Ctx], Change] | None,
+        ack: Callable[[Change], None] | None,
+    ) -> Change:
+        """The one path by which a table changes (caller holds its lock).
+
+        Each change is kept in memory and rendered into its per-audience
+        patches at once (so the next change sees it, and every rev gets its
+        own patch), but nothing is sent until the whole group is durable; if
+        the commit fails, table and views roll back as if nothing happened."""
+        self._prune(host)
+        table = host.table
+        before = (table.doc, table.rev, dict(host.views))
+        kept: list[Change] = []
+        rendered: list[tuple[int, dict[str, bytes]]] = []
+        try:
+            advance = table.advance(wall, self.ctx(Actor()))
+            if advance is not None:
+                table.commit(advance)
+                kept.append(advance)
+                rendered.append(self._render(host))
+            if make is not None:
+                change = make(table, wall, ctx)
+                table.commit(change)
+                kept.append(change)
+                rendered.append(self._render(host))
+            if not kept:
+                self._arm(host)
+                return Change("none", "system", table.game_now(wall), None, [], table.doc, [], [])
+            entries = self._entries(host, kept, before[1])
+            await self.committer.commit(entries)
+        except BaseException:
+            table._load_doc(before[0])
+            table.rev = before[1]
+            host.views = before[2]
+            raise
+        if ack is not None:
+            ack(kept[-1])
+        self._after_commit(host, entries, rendered)
+        return kept[-1]
 
     def _entries(self, host: TableHost, changes: list[Change], rev0: int) -> list[LogEntry]:
         return [
@@ -402,7 +410,9 @@ class Hub:
             for i, c in enumerate(changes)
         ]
 
-    def _after_commit(self, host: TableHost, entries: list[LogEntry], changes: list[Change]) -> None:
+    def _after_commit(
+        self, host: TableHost, entries: list[LogEntry], rendered: list[tuple[int, dict[str, bytes]]]
+    ) -> None:
         for entry in entries:
             log.info(
                 "applied",
@@ -412,7 +422,14 @@ class Hub:
                 actor=entry.actor,
                 events=[e["code"] for e in entry.events],
             )
-        self.broadcast(host)
+        for rev, messages in rendered:
+            for key, message in messages.items():
+                group = host.subs.get(key)
+                if group:
+                    self._fan_out(group, message)
+            host.replay.append((rev, messages))
+        while len(host.replay) > self.config.replay_buffer:
+            host.replay.popleft()
         host.since_snapshot += len(entries)
         if host.since_snapshot >= self.config.snapshot_every:
             host.since_snapshot = 0
@@ -423,31 +440,29 @@ class Hub:
             )
         self._arm(host)
 
-    def broadcast(self, host: TableHost) -> None:
-        """One view, one diff and one encoding per audience, then the same
-        bytes to every connection of that audience."""
-        table = host.table
+    def _prune(self, host: TableHost) -> None:
+        """Forget audiences nobody has watched for a minute. They are kept
+        that long so that a quick reconnect can still be replayed."""
         now = time.monotonic()
-        messages: dict[str, bytes] = {}
-        for key in list(host.views):
-            group = host.subs.get(key)
-            idle = host.idle_since.get(key)
-            if not group and idle is not None and now - idle > 60:
+        for key, idle in list(host.idle_since.items()):
+            if not host.subs.get(key) and now - idle > 60:
                 for store in (host.views, host.audiences, host.idle_since):
                     store.pop(key, None)
-                continue
+
+    def _render(self, host: TableHost) -> tuple[int, dict[str, bytes]]:
+        """One view, one diff and one encoding per audience for the table's
+        current rev; the same bytes go later to every connection of that
+        audience. Every rev reaches every audience, even with no ops for it,
+        so a client's revs are gapless and a gap always means a lost patch."""
+        table = host.table
+        messages: dict[str, bytes] = {}
+        for key in list(host.views):
             view = table.view(host.audiences[key])
             ops = jsonpatch.diff(host.views[key], view)
             host.views[key] = view
-            if not ops:
-                continue
-            message = encoder.encode(Patch(table=table.id, epoch=table.epoch, rev=table.rev, ops=ops))
-            messages[key] = message
-            if group:
-                self._fan_out(group, message)
-        host.replay.append((table.rev, messages))
-        while len(host.replay) > self.config.replay_buffer:
-            host.replay.popleft()
+            patch = Patch(table=table.id, epoch=table.epoch, rev=table.rev, ops=ops)
+            messages[key] = encoder.encode(patch)
+        return table.rev, messages
 
     def _fan_out(self, group: Iterable[Conn], message: bytes) -> None:
         ready = []

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Every test of Vigil: lint and types (ruff, mypy --strict, ESLint), the
+# Python suite (rules, server over real sockets, browser tests in Debian's
+# Chromium), the Foundry module's Node tests, rules coverage ≥ 95 %, and the
+# benchmark at a tiny size. Installs what is missing first, so a fresh clone
+# needs nothing else.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+stage() { printf '\n=== %s\n' "$*"; }
+t0=$(date +%s)
+
+stage "setup"
+if [ ! -x .venv/bin/pytest ]; then
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet --upgrade pip
+fi
+.venv/bin/pip install --quiet -e '.[dev]'
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
+  else
+    echo "chromium is missing: sudo apt-get install chromium" >&2; exit 1
+  fi
+fi
+if [ -f foundry-module/package.json ]; then
+  (cd foundry-module && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+stage "lint and types"
+.venv/bin/ruff check server tests bench
+.venv/bin/ruff format --check server tests bench
+.venv/bin/mypy
+if [ -f foundry-module/package.json ]; then
+  (cd foundry-module && npm run --silent lint)
+fi
+
+stage "python tests (rules, server, browser, bench smoke)"
+.venv/bin/pytest --cov=vigil --cov-branch --cov-report= tests
+
+stage "rules branch coverage >= 95%"
+.venv/bin/coverage report --include='server/vigil/rules/*' --fail-under=95 | tail -n 3
+
+if [ -f foundry-module/package.json ]; then
+  stage "foundry module tests (node --test)"
+  (cd foundry-module && npm test --silent)
+fi
+printf '\nall tests passed in %ss\n' "$(( $(date +%s) - t0 ))"

@@ -1,0 +1,91 @@
+"""DESIGN "Visibility": hidden characters never reach players or
+spectators, status-only ones reach them without numbers, a player sees its
+own character in full; snapshots, patches and history alike."""
+
+from __future__ import annotations
+
+import json
+
+from tests.server.conftest import Running
+
+
+def _walk_strings(value: object) -> str:
+    return json.dumps(value)
+
+
+async def test_hidden_status_and_own_characters(running: Running) -> None:
+    table, gm = await running.table(
+        "mettle",
+        {"pc": {"mettle": 5}, "lurker": {"mettle": 3}, "brute": {"mettle": 4}},
+        lurker="hidden",
+        brute="status",
+    )
+    await gm.ok({"type": "character.meta", "char": "pc", "notes": "GM SECRET NOTE"})
+    player = await running.connect(await running.mint(gm, "player", ["lurker"]))
+    stranger = await running.connect(await running.mint(gm, "player", ["pc"]))
+    spectator = await running.connect(await running.mint(gm, "spectator"))
+
+    await gm.ok({"type": "mettle.pain", "char": "lurker", "amount": 9})
+    await gm.ok({"type": "mettle.pain", "char": "brute", "amount": 6})
+    for client in (player, stranger, spectator):
+        await client.wait_rev(gm.rev)
+
+    assert spectator.state is not None and stranger.state is not None and player.state is not None
+    # hidden: nowhere for the spectator or another player, in state or patches
+    for client in (spectator, stranger):
+        assert "lurker" not in client.state["characters"]
+        assert "lurker" not in _walk_strings(client.patches)
+    # the player bound to the hidden character sees it in full
+    assert player.state["characters"]["lurker"]["sheet"]["pain"] == 9
+    # status-only: badges and countdowns, no numbers
+    brute = spectator.state["characters"]["brute"]
+    assert "sheet" not in brute and "derived" not in brute
+    assert "dying" in brute["badges"] and brute["countdowns"][0]["kind"] == "dying"
+    assert '"pain"' not in _walk_strings([p["ops"] for p in spectator.patches])
+    # GM notes and options are the GM's alone
+    for client in (player, stranger, spectator):
+        assert "GM SECRET NOTE" not in _walk_strings(client.state)
+        assert "options" not in client.state and "settings" not in client.state
+    assert gm.state is not None and gm.state["characters"]["pc"]["notes"] == "GM SECRET NOTE"
+
+
+async def test_history_obeys_visibility(running: Running) -> None:
+    table, gm = await running.table(
+        "mettle", {"lurker": {"mettle": 3}, "brute": {"mettle": 4}}, lurker="hidden", brute="status"
+    )
+    spectator = await running.connect(await running.mint(gm, "spectator"))
+    await gm.ok({"type": "mettle.pain", "char": "lurker", "amount": 2})
+    await gm.ok({"type": "mettle.pain", "char": "brute", "amount": 2})
+    page = await spectator.request({"type": "history", "table": table})
+    text = _walk_strings(page)
+    assert "lurker" not in text
+    brute_events = [e for entry in page["entries"] for e in entry["events"] if e.get("char") == "brute"]
+    assert brute_events and all("params" not in e and "text" not in e for e in brute_events)
+    assert all(entry.get("command") is None for entry in page["entries"])
+    gm_page = await gm.request({"type": "history", "table": table})
+    assert "lurker" in _walk_strings(gm_page) and gm_page["entries"][0]["command"] is not None
+
+
+async def test_changing_visibility_reaches_viewers_live(running: Running) -> None:
+    table, gm = await running.table("mettle", {"npc": {"mettle": 3}}, npc="hidden")
+    spectator = await running.connect(await running.mint(gm, "spectator"))
+    assert spectator.state is not None and "npc" not in spectator.state["characters"]
+    await gm.ok({"type": "character.meta", "char": "npc", "visibility": "status"})
+    await spectator.wait_rev(gm.rev)
+    assert "sheet" not in spectator.state["characters"]["npc"]
+    await gm.ok({"type": "character.meta", "char": "npc", "visibility": "hidden"})
+    await spectator.wait_rev(gm.rev)
+    assert "npc" not in spectator.state["characters"]
+
+
+async def test_dryh_status_viewer_sees_roll_dice_not_numbers(running: Running) -> None:
+    table, gm = await running.table("dryh", {"hero": {}, "villain": {}}, villain="status")
+    spectator = await running.connect(await running.mint(gm, "spectator"))
+    await gm.ok({"type": "dryh.open", "char": "villain", "pain": 3, "kind": "environmental"})
+    await gm.ok({"type": "dryh.roll", "char": "villain"})
+    await spectator.wait_rev(gm.rev)
+    assert spectator.state is not None
+    roll = spectator.state["game"]["rolls"]["villain"]
+    assert roll["dice"] is not None and len(roll["dice"]["pain"]) == 3
+    assert "exhaustion_at_roll" not in roll and "declared" not in _walk_strings(roll)
+    assert "sheet" not in spectator.state["characters"]["villain"]
