@@ -14,7 +14,7 @@ def _walk_strings(value: object) -> str:
 
 
 async def test_hidden_status_and_own_characters(running: Running) -> None:
-    table, gm = await running.table(
+    _table, gm = await running.table(
         "mettle",
         {"pc": {"mettle": 5}, "lurker": {"mettle": 3}, "brute": {"mettle": 4}},
         lurker="hidden",
@@ -67,7 +67,7 @@ async def test_history_obeys_visibility(running: Running) -> None:
 
 
 async def test_changing_visibility_reaches_viewers_live(running: Running) -> None:
-    table, gm = await running.table("mettle", {"npc": {"mettle": 3}}, npc="hidden")
+    _table, gm = await running.table("mettle", {"npc": {"mettle": 3}}, npc="hidden")
     spectator = await running.connect(await running.mint(gm, "spectator"))
     assert spectator.state is not None and "npc" not in spectator.state["characters"]
     await gm.ok({"type": "character.meta", "char": "npc", "visibility": "status"})
@@ -79,7 +79,7 @@ async def test_changing_visibility_reaches_viewers_live(running: Running) -> Non
 
 
 async def test_dryh_status_viewer_sees_roll_dice_not_numbers(running: Running) -> None:
-    table, gm = await running.table("dryh", {"hero": {}, "villain": {}}, villain="status")
+    _table, gm = await running.table("dryh", {"hero": {}, "villain": {}}, villain="status")
     spectator = await running.connect(await running.mint(gm, "spectator"))
     await gm.ok({"type": "dryh.open", "char": "villain", "pain": 3, "kind": "environmental"})
     await gm.ok({"type": "dryh.roll", "char": "villain"})
