@@ -391,6 +391,7 @@ function renderTable() {
   if (!state) return;
   if (built !== state.system) buildGm(state);
   const gm = client.role === "gm";
+  document.body.dataset.rev = String(client.rev); // drawn up to this rev (tests wait on it)
   names = Object.fromEntries(Object.entries(state.characters).map(([id, ch]) => [id, ch.name]));
   $("table-title").textContent = `${state.name} · ${{ mettle: "Pain & Mettle", dryh: "Don't Rest Your Head", hursagmu: "Hursagmu" }[state.system] ?? state.system}`;
   document.title = `${state.name} — Vigil`;
@@ -630,8 +631,7 @@ async function refreshTokens() {
       h(
         "tr",
         { dataset: { token: t.token_id } },
-        h("td", {}, t.label || t.token_id, t.chars?.length ? h("div", { class: "muted" }, t.chars.map((c) => names[c] ?? c).join(", ")) : null),
-        h("td", {}, t.role),
+        h("td", {}, t.label || t.token_id, h("div", { class: "muted" }, t.role, t.chars?.length ? `: ${t.chars.map((c) => names[c] ?? c).join(", ")}` : "")),
         h("td", {}, t.expires ? new Date(t.expires * 1000).toLocaleDateString() : "never"),
         h(
           "td",

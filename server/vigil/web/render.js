@@ -159,7 +159,13 @@ export function characterCard(system, id, ch, extra = null) {
       h("span", { class: "kind" }, ch.kind === "npc" ? "NPC" : "PC"),
       ch.visibility !== "full" ? h("span", { class: `vis vis-${ch.visibility}` }, ch.visibility) : null,
     ),
-    h("div", { class: "badges" }, (ch.badges ?? []).map(badge), !ch.badges?.length && status ? h("span", { class: "status-word" }, status) : null),
+    h(
+      "div",
+      { class: "badges" },
+      (ch.badges ?? []).map(badge),
+      // No badge: the status word when the sheet is visible, else "no conditions" (what badges say).
+      !ch.badges?.length ? h("span", { class: "status-word" }, status ?? "no conditions") : null,
+    ),
     (ch.countdowns ?? []).length ? h("div", { class: "countdowns" }, ch.countdowns.map(countdown)) : null,
     numbers(system, ch),
     ch.notes ? h("p", { class: "notes" }, ch.notes) : null,

@@ -95,6 +95,7 @@ function render() {
   const chars = Object.entries(state.characters).map(([id, ch]) => (compact ? characterRow(id, ch) : characterCard(state.system, id, ch)));
   swap($("watch-characters"), chars);
   tick(document.body, client.gameNow());
+  document.body.dataset.rev = String(client.rev); // drawn up to this rev (tests wait on it)
 }
 
 /** The newest resolved roll in the public history, so viewers still see it after it closes. */

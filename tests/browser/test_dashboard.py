@@ -1,0 +1,392 @@
+"""The GM dashboard in real Chromium against a real ``vigil serve``.
+
+Every test drives the page the way a GM does (clicks, typing, keyboard)
+and checks what a person would see; where another viewer matters (the
+spectator page) that page is opened too, so the test covers the whole path
+dashboard → server → fan-out → spectator.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import websockets
+from playwright.async_api import Page, expect
+from tests.support.server import ServerProcess
+
+PAGES = Path(__file__).resolve().parents[2] / "artifacts" / "pages"
+
+DICE_JS = """(root) => Object.fromEntries([...root.querySelectorAll('.pool-row')].map(
+    (r) => [r.dataset.pool, [...r.querySelectorAll('.die')].map((d) => Number(d.dataset.face))]))"""
+
+
+async def open_live(page: Page, url: str) -> None:
+    """Open a page and wait until it is live and has drawn the table."""
+    await page.goto(url)
+    status = "#conn" if "/watch" not in url else "#watch-conn"
+    await expect(page.locator(status)).to_have_attribute("data-status", "connected", timeout=10_000)
+    if await page.evaluate("window.vigil.role") == "operator":
+        await expect(page.locator("#tables-body tr").first).to_be_visible()
+    else:
+        await expect(page.locator("body[data-rev]")).to_have_count(1)
+
+
+async def ws_command(
+    server: ServerProcess, token: str, body: dict[str, Any], table: str | None = None
+) -> dict[str, Any]:
+    """One command over a plain websocket, for setup that is not under test."""
+    async with websockets.connect(server.ws_url) as ws:
+        await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token, "client": "test"}))
+        msg: dict[str, Any] = {"type": "cmd", "id": "t1", "body": body}
+        if table:
+            msg["table"] = table
+        await ws.send(json.dumps(msg))
+        while True:
+            reply = json.loads(await ws.recv())
+            if reply.get("id") == "t1":
+                return reply
+
+
+def card(page: Page, char: str):
+    return page.locator(f"[data-char='{char}']")
+
+
+async def act(page: Page, command: str, **fields: str) -> None:
+    """Fill a command form of the "Act on" panel and submit it."""
+    form = page.locator(f"form[data-command='{command}']")
+    for name, value in fields.items():
+        await form.locator(f"[name='{name}']").fill(value)
+    await form.locator("button[type=submit]").click()
+
+
+def seconds(text: str) -> int:
+    minutes, secs = text.split(":")[-2:]
+    return int(minutes) * 60 + int(secs)
+
+
+async def test_pain_until_dying_shows_on_spectator_with_running_countdown(
+    vigil_server: ServerProcess, new_page
+) -> None:
+    """Issue 5 (1): the GM applies pain in the dashboard until Brannoc is
+    dying; the spectator page shows each change within a second, and the
+    dying countdown runs from the clock anchor alone (no server ticks)."""
+    gm = await new_page()
+    watch = await new_page()
+    await open_live(gm, f"{vigil_server.url}/#token={vigil_server.gm_token}")
+    await open_live(watch, f"{vigil_server.url}/watch#token={vigil_server.spectator_token}")
+    # The token left the address bar (it stays in sessionStorage only).
+    assert "token" not in gm.url and "token" not in watch.url
+
+    await gm.locator("#clock-run").click()
+    await expect(gm.locator("#clock-mode")).to_have_attribute("data-mode", "running")
+    await gm.locator("#act-char").select_option("brannoc")
+
+    pain = 0
+    for _ in range(5):
+        pain += 2
+        started = time.monotonic()
+        await act(gm, "mettle.pain", amount="2")
+        # The spectator sees the new pain within a second of the click.
+        await expect(card(watch, "brannoc").locator("[data-stat=pain] .stat-value")).to_have_text(
+            re.compile(rf"^{pain}\s*/"), timeout=1000
+        )
+        assert time.monotonic() - started < 1.5
+        await expect(card(gm, "brannoc").locator("[data-stat=pain] .stat-value")).to_have_text(
+            re.compile(rf"^{pain}\s*/")
+        )
+        if await card(gm, "brannoc").locator("[data-badge=dying]").count():
+            break
+    await expect(card(gm, "brannoc").locator("[data-badge=dying]")).to_be_visible()
+    await expect(card(watch, "brannoc").locator("[data-badge=dying]")).to_be_visible(timeout=1000)
+    assert pain > 5, "Brannoc (mettle 5) is dying only with pain above mettle"
+
+    timer = card(watch, "brannoc").locator(".countdown.kind-dying .countdown-time")
+    first = await timer.text_content()
+    assert first and re.fullmatch(r"0\d:\d\d", first), first
+    await watch.wait_for_timeout(2200)
+    later = await timer.text_content()
+    assert later and seconds(later) < seconds(first), (first, later)
+    # The dashboard's countdown runs too and agrees within a second or two.
+    gm_time = await card(gm, "brannoc").locator(".countdown-time").text_content()
+    assert gm_time and abs(seconds(gm_time) - seconds(later)) <= 2
+    assert not [e for e in gm.vigil_errors + watch.vigil_errors if "pageerror" in e]
+
+
+async def roll_dice(page: Page, char: str) -> dict[str, list[int]]:
+    return await page.locator(f"[data-roll='{char}'] .dice-pools").evaluate(DICE_JS)
+
+
+async def test_dryh_roll_through_every_phase_same_dice_on_spectator(
+    vigil_server: ServerProcess, new_page
+) -> None:
+    """Issue 5 (2): an operator creates a DRYH table in the dashboard, the GM
+    adds characters and a spectator link there, then runs one roll through
+    open, declare, help, roll, despair, hope, resolve and choices; the
+    spectator page shows the very same dice at every step and the last roll
+    after it closes, and the history shows the dice with who rolled them."""
+    op = await new_page()
+    await open_live(op, f"{vigil_server.url}/#token={vigil_server.operator_token}")
+    await op.locator("#new-system").select_option("dryh")
+    await op.locator("#new-name").fill("Dream of the Mad City")
+    await op.locator("#new-id").fill("dream")
+    await op.get_by_role("button", name="Create table").click()
+    link = op.locator("#created-link input.link-field")
+    await expect(link).to_have_value(re.compile(r"/#token="))
+    gm_url = await link.input_value()
+    await expect(op.locator("tr[data-table='dream']")).to_contain_text("dryh")
+
+    gm = await new_page(1400, 1000)
+    await open_live(gm, gm_url)
+    for cid, name in (("alice", "Alice"), ("bob", "Bob")):
+        await gm.locator("#new-char-id").fill(cid)
+        await gm.locator("#new-char-name").fill(name)
+        await gm.locator("#new-sheet").fill('{"discipline": 3}')
+        await gm.get_by_role("button", name="Add character").click()
+        await expect(card(gm, cid)).to_be_visible()
+    await gm.get_by_role("button", name="Mint spectator link").click()
+    spectator_link = gm.locator("#invite-out input.link-field")
+    await expect(spectator_link).to_have_value(re.compile(r"/watch#token="))
+    watch = await new_page(1400, 1000)
+    await open_live(watch, await spectator_link.input_value())
+
+    # Coins: a session gives the GM despair; the GM grants one hope.
+    await gm.get_by_role("button", name="Start session").click()
+    await expect(gm.locator("#despair")).to_have_text("2")
+    await gm.get_by_role("button", name="Hope plus one").click()
+    await expect(gm.locator("#hope")).to_have_text("1")
+    await expect(watch.locator("#watch-hope")).to_have_text("1")
+
+    # Open.
+    await gm.locator("#open-char").select_option("alice")
+    await gm.locator("#open-pain").fill("3")
+    await gm.get_by_role("button", name="Open roll").click()
+    roll = gm.locator("[data-roll='alice']")
+    await expect(roll).to_have_attribute("data-phase", "open")
+    await expect(watch.locator("[data-roll='alice']")).to_have_attribute("data-phase", "open")
+    # Declare.
+    await roll.get_by_label("Madness dice").select_option("1")
+    await roll.get_by_label("Exhaustion +1").check()
+    await roll.get_by_role("button", name="Declare").click()
+    await expect(roll).to_have_attribute("data-phase", "declared")
+    # Help.
+    await roll.get_by_label("Helper").select_option("bob")
+    await roll.get_by_role("button", name="Join as helper").click()
+    await expect(roll).to_contain_text("Helpers: Bob")
+    # Roll.
+    await roll.get_by_role("button", name="Roll for Alice").click()
+    await expect(roll).to_have_attribute("data-phase", "rolled")
+    await expect(watch.locator("[data-roll='alice']")).to_have_attribute("data-phase", "rolled")
+    rolled = await roll_dice(gm, "alice")
+    assert len(rolled["discipline"]) == 3 and len(rolled["pain"]) == 3
+    assert len(rolled["madness"]) == 1 and len(rolled["exhaustion"]) == 1  # exhaustion went 0 → 1
+    assert len(rolled["helper:bob"]) == 3
+    state_dice = await gm.evaluate("window.vigil.state.game.rolls.alice.dice")
+    assert rolled["pain"] == state_dice["pain"] and rolled["helper:bob"] == state_dice["helpers"]["bob"]
+    assert await roll_dice(watch, "alice") == rolled
+
+    # Despair: the GM adds a 6 to pain.
+    await roll.get_by_label("Despair: pool").select_option("pain")
+    await roll.get_by_role("button", name="Spend despair").click()
+    await expect(roll.locator("[data-pool='pain'] .die")).to_have_count(4)
+    await expect(gm.locator("#despair")).to_have_text("1")
+    adjusted = await roll_dice(gm, "alice")
+    assert sorted(adjusted["pain"]) == sorted([*rolled["pain"], 6])
+    await expect(watch.locator("[data-roll='alice'] [data-pool='pain'] .die")).to_have_count(4)
+    assert await roll_dice(watch, "alice") == adjusted
+
+    # Hope: a 1 joins the discipline pool.
+    await roll.get_by_role("button", name="Spend hope: add a 1 to discipline").click()
+    await expect(roll.locator("[data-pool='discipline'] .die")).to_have_count(4)
+    improved = await roll_dice(gm, "alice")
+    assert sorted(improved["discipline"]) == sorted([*rolled["discipline"], 1])
+    await expect(watch.locator("[data-roll='alice'] [data-pool='discipline'] .die")).to_have_count(4)
+    assert await roll_dice(watch, "alice") == improved
+
+    # Resolve, then make every pending choice the rules ask for.
+    await roll.get_by_role("button", name="Resolve").click()
+    for _ in range(4):
+        await gm.wait_for_timeout(300)
+        if not await roll.count():
+            break
+        await expect(roll).to_have_attribute("data-phase", "resolved")
+        await roll.get_by_role("button", name="Choose").first.click()
+    await expect(gm.locator("#rolls")).to_contain_text("No open roll.")
+
+    # The spectator keeps showing the finished roll, with the same dice.
+    last = watch.locator(".last-roll")
+    await expect(last).to_be_visible(timeout=3000)
+    assert await last.locator(".dice-pools").evaluate(DICE_JS) == improved
+    # The history shows the resolved roll's dice and who rolled.
+    history_dice = gm.locator("#history .dice-pools").first
+    await expect(history_dice).to_be_visible()
+    assert await history_dice.evaluate(DICE_JS) == improved
+    await expect(gm.locator("#history")).to_contain_text("resolves")
+
+    PAGES.mkdir(parents=True, exist_ok=True)
+    await gm.screenshot(path=str(PAGES / "dashboard-dryh.png"), full_page=True)
+    await watch.screenshot(path=str(PAGES / "watch-dryh.png"))
+    await op.screenshot(path=str(PAGES / "dashboard-operator.png"), full_page=True)
+
+
+async def test_operator_archives_exports_imports_and_deletes_tables(
+    vigil_server: ServerProcess, browser_page: Page, tmp_path: Path
+) -> None:
+    """The operator's table list: archive, export (a real download), import
+    of that file as a new table, and delete (which asks once more)."""
+    page = browser_page
+    await open_live(page, f"{vigil_server.url}/#token={vigil_server.operator_token}")
+    demo = page.locator("tr[data-table='demo']")
+    await expect(demo).to_contain_text("Demo table")
+
+    await demo.get_by_role("button", name="Archive").click()
+    await expect(demo).to_contain_text("archived")
+    await demo.get_by_role("button", name="Unarchive").click()
+    await expect(demo).to_contain_text("active")
+
+    async with page.expect_download() as download_info:
+        await demo.get_by_role("button", name="Export").click()
+    download = await download_info.value
+    exported = tmp_path / "demo.json"
+    await download.save_as(exported)
+    document = json.loads(exported.read_text())
+    assert document["format"] == "vigil-table" and document["doc"]["system"] == "mettle"
+
+    await page.locator("#import-file").set_input_files(str(exported))
+    await page.get_by_role("button", name="Import").click()
+    await expect(page.locator("#tables-body tr")).to_have_count(2)
+    imported = page.locator("#tables-body tr:not([data-table='demo'])")
+    imported_id = await imported.get_attribute("data-table")
+    await expect(imported).to_contain_text("Demo table")
+
+    delete = imported.get_by_role("button", name=re.compile("^Delete"))
+    await delete.click()
+    await expect(delete).to_have_text("Sure?")
+    await expect(page.locator(f"tr[data-table='{imported_id}']")).to_have_count(1)
+    await delete.click()
+    await expect(page.locator(f"tr[data-table='{imported_id}']")).to_have_count(0)
+
+
+async def test_invites_mint_copy_list_and_revoke(vigil_server: ServerProcess, new_page) -> None:
+    """A player link bound to Brannoc opens a live (read-only) page; the GM
+    revokes it from the token list and that page is cut off at once."""
+    gm = await new_page()
+    await gm.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    await open_live(gm, f"{vigil_server.url}/#token={vigil_server.gm_token}")
+    await gm.locator("#invite-chars").get_by_label("Brannoc").check()
+    await gm.locator("#invite-label").fill("Anna")
+    await gm.get_by_role("button", name="Mint player link").click()
+    link = gm.locator("#invite-out input.link-field")
+    await expect(link).to_have_value(re.compile(r"/#token="))
+    url = await link.input_value()
+    await gm.locator("#invite-out").get_by_role("button", name="Copy").click()
+    await expect(gm.locator("#invite-out")).to_contain_text("Copied.")
+    assert await gm.evaluate("navigator.clipboard.readText()") == url
+
+    row = gm.locator("#tokens-body tr", has_text="Anna")
+    await expect(row).to_contain_text("player: Brannoc")
+
+    player = await new_page()
+    await open_live(player, url)
+    assert await player.evaluate("window.vigil.role") == "player"
+    await expect(card(player, "brannoc")).to_be_visible()
+    # A player's page has no GM controls.
+    await expect(player.locator("#actions")).to_be_hidden()
+
+    revoke = row.get_by_role("button", name="Revoke Anna")
+    await revoke.click()
+    await revoke.click()
+    await expect(gm.locator("#tokens-body")).not_to_contain_text("Anna")
+    await expect(player.locator("#conn")).to_have_attribute("data-status", "refused", timeout=5000)
+    await expect(player.locator("#login")).to_be_visible()
+
+
+async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerProcess, new_page) -> None:
+    """Undo takes back the last GM command (marked undone in the history);
+    a correction sets a field; visibility hides a character from the
+    spectator; a refused command is shown as a sentence from codes.json."""
+    gm = await new_page()
+    watch = await new_page()
+    await open_live(gm, f"{vigil_server.url}/#token={vigil_server.gm_token}")
+    await open_live(watch, f"{vigil_server.url}/watch#token={vigil_server.spectator_token}")
+    ysolde = card(gm, "ysolde")
+
+    await gm.locator("#act-char").select_option("ysolde")
+    await act(gm, "mettle.pain", amount="3")
+    await expect(ysolde.locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^3"))
+    await gm.get_by_role("button", name="Undo last GM command").click()
+    await expect(ysolde.locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^0"))
+    await expect(gm.locator("#history .entry.undone")).to_contain_text("Ysolde takes 3 pain")
+
+    await gm.locator("#correct-target").select_option("ysolde")
+    await gm.locator("#correct-field").fill("rattle")
+    await gm.locator("#correct-value").fill("2")
+    await gm.get_by_role("button", name="Set", exact=True).click()
+    await expect(ysolde.locator("[data-stat=rattle] .stat-value")).to_have_text("2")
+    await expect(card(watch, "ysolde").locator("[data-stat=rattle] .stat-value")).to_have_text("2")
+
+    await gm.locator("#vis-ysolde").select_option("hidden")
+    await expect(card(watch, "ysolde")).to_have_count(0)
+    await expect(ysolde).to_have_class(re.compile("vis-hidden"))
+
+    # Not dying: the rules refuse; the GM reads a sentence, not a code.
+    await gm.locator("#act-char").select_option("brannoc")
+    await act(gm, "mettle.stabilize_by_fiat")
+    message = gm.locator("#messages .tone-error").last
+    await expect(message).to_contain_text("Brannoc")
+    text = await message.text_content()
+    assert text and "not_dying" not in text and "{" not in text
+
+
+async def test_keyboard_and_labels(vigil_server: ServerProcess, browser_page: Page) -> None:
+    """Every visible control has a label, and a command works by keyboard
+    alone (Tab to the field, type, Enter)."""
+    page = browser_page
+    await open_live(page, f"{vigil_server.url}/#token={vigil_server.gm_token}")
+    unlabelled = await page.evaluate(
+        """() => [...document.querySelectorAll('input, select, textarea, button')]
+            .filter((el) => el.offsetParent !== null)
+            .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
+                && !(el.tagName === 'BUTTON' && el.textContent.trim()))
+            .map((el) => el.outerHTML.slice(0, 80))"""
+    )
+    assert unlabelled == []
+    await page.locator("#act-char").focus()
+    await page.keyboard.press("ArrowDown")  # Brannoc → Ysolde
+    await expect(page.locator("#act-title")).to_have_text("Act on Ysolde")
+    await page.keyboard.press("ArrowDown")  # → Raider
+    await expect(page.locator("#act-title")).to_have_text("Act on Raider")
+    pain = page.locator("form[data-command='mettle.pain'] [name=amount]")
+    await pain.focus()
+    await page.keyboard.press("Control+A")
+    await page.keyboard.type("2")
+    await page.keyboard.press("Enter")
+    await expect(card(page, "raider").locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^2"))
+
+
+async def test_screenshots_of_the_mettle_dashboard(vigil_server: ServerProcess, browser_page: Page) -> None:
+    """artifacts/pages/dashboard-mettle.png: a dying, a resting and an
+    injured character, with history, for a person to look at."""
+    page = browser_page
+    await page.set_viewport_size({"width": 1400, "height": 1000})
+    gm_token = vigil_server.gm_token
+    await ws_command(
+        vigil_server,
+        gm_token,
+        {"type": "mettle.injury_add", "char": "ysolde", "label": "Cut arm", "penalty": 1},
+        "demo",
+    )
+    await open_live(page, f"{vigil_server.url}/#token={gm_token}")
+    await page.locator("#clock-run").click()
+    await act(page, "mettle.pain", amount="7")
+    await page.locator("#act-char").select_option("ysolde")
+    await act(page, "mettle.rest_start")
+    await act(page, "mettle.rattle", amount="2")
+    await expect(card(page, "brannoc").locator("[data-badge=dying]")).to_be_visible()
+    await page.wait_for_timeout(600)
+    PAGES.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(PAGES / "dashboard-mettle.png"), full_page=True)
+    assert (PAGES / "dashboard-mettle.png").stat().st_size > 10_000

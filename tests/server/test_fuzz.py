@@ -1,0 +1,173 @@
+"""Fuzzing frames and fields (hypothesis): whatever arrives, the server
+answers with an error, changes nothing, and keeps serving."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import pathlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.server.conftest import make_config
+from tests.support.samples import sample
+from websockets.sync.client import ClientConnection, connect
+
+from vigil.net.app import shutdown, start
+from vigil.protocol import ALL_COMMANDS, client_decoder
+
+
+class ThreadServer:
+    """A real server on its own loop in a thread, so that hypothesis (which
+    is synchronous) can drive it with a blocking client."""
+
+    def __init__(self, tmp: pathlib.Path) -> None:
+        self.config = make_config(tmp)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.hub, self.server = self.call(start(self.config))
+
+    def call(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(30)
+
+    def close(self) -> None:
+        self.call(shutdown(self.hub, self.server))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+def _hello(url: str, token: str) -> ClientConnection:
+    ws = connect(url, max_size=2**22)
+    ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token}))
+    assert json.loads(ws.recv(5))["type"] == "welcome"
+    return ws
+
+
+@pytest.fixture(scope="module")
+def fuzz_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    srv = ThreadServer(tmp_path_factory.mktemp("fuzz"))
+    url = f"ws://127.0.0.1:{srv.config.port}/ws"
+    op = _hello(url, srv.hub.operator_token())
+    op.send(
+        json.dumps(
+            {
+                "type": "cmd",
+                "id": "c",
+                "body": {"type": "table.create", "system": "mettle", "name": "F", "id": "fz"},
+            }
+        )
+    )
+    created = json.loads(op.recv(5))["result"]
+    gm = _hello(url, created["gm_token"])
+    gm.recv(5)  # snapshot
+    gm.send(
+        json.dumps(
+            {
+                "type": "cmd",
+                "id": "a",
+                "table": "fz",
+                "body": {"type": "character.create", "id": "a", "name": "A", "sheet": {"mettle": 5}},
+            }
+        )
+    )
+    while json.loads(gm.recv(5))["type"] != "ack":
+        pass
+    while True:  # drain the patch
+        try:
+            gm.recv(0.2)
+        except TimeoutError:
+            break
+    yield {"srv": srv, "gm": gm, "url": url}
+    gm.close()
+    op.close()
+    srv.close()
+
+
+def _valid(frame: bytes) -> bool:
+    try:
+        client_decoder.decode(frame)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    return True
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@st.composite
+def mutated_commands(draw: st.DrawFn) -> bytes:
+    """A valid command with one field broken: removed, retyped, or extra."""
+    cls = draw(st.sampled_from(ALL_COMMANDS))
+    body = sample(cls, "a")
+    action = draw(st.sampled_from(["retype", "extra", "drop", "body_type"]))
+    keys = [k for k in body if k != "type"]
+    if action == "retype" and keys:
+        body[draw(st.sampled_from(keys))] = draw(json_values)
+    elif action == "drop" and keys:
+        body.pop(draw(st.sampled_from(keys)))
+    elif action == "body_type":
+        body["type"] = draw(st.text(max_size=20))
+    else:
+        body[draw(st.text(min_size=1, max_size=8))] = draw(json_values)
+    return json.dumps({"type": "cmd", "id": "f", "table": "fz", "body": body}).encode()
+
+
+frames = (
+    mutated_commands()
+    | json_values.map(lambda v: json.dumps(v).encode())
+    | st.binary(max_size=200)
+    | st.dictionaries(st.sampled_from(["type", "id", "table", "body", "token"]), json_values).map(
+        lambda d: json.dumps(d).encode()
+    )
+)
+
+
+@settings(max_examples=400)
+@given(frame=frames)
+def test_fuzzed_frames_get_an_error_and_change_nothing(fuzz_target: dict[str, Any], frame: bytes) -> None:
+    if _valid(frame):
+        return  # a mutation that happens to be valid is not what this test is about
+    srv = fuzz_target["srv"]
+    rev_before = srv.hub.hosts["fz"].table.rev
+    ws: ClientConnection = fuzz_target["gm"]
+    ws.send(frame, text=True) if _is_text(frame) else ws.send(frame)
+    reply = json.loads(ws.recv(5))
+    assert reply["type"] == "error" and reply["code"] == "bad_message", reply
+    assert srv.hub.hosts["fz"].table.rev == rev_before
+
+
+def _is_text(frame: bytes) -> bool:
+    try:
+        frame.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_server_still_serves_after_fuzzing(fuzz_target: dict[str, Any]) -> None:
+    ws: ClientConnection = fuzz_target["gm"]
+    ws.send(
+        json.dumps(
+            {
+                "type": "cmd",
+                "id": "ok",
+                "table": "fz",
+                "body": {"type": "mettle.rattle", "char": "a", "amount": 1},
+            }
+        )
+    )
+    assert json.loads(ws.recv(5))["type"] == "ack"

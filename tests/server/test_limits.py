@@ -1,0 +1,129 @@
+"""Bounded everything (DESIGN "Limits"): rate, size, connections, the hello,
+the protocol version, value ranges and the Origin allowlist. Each refusal is
+a clear error or close code and changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import pathlib
+
+import pytest
+from tests.server.conftest import Running, make_config
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from vigil.net.app import shutdown, start
+
+
+async def _server(tmp_path: pathlib.Path, **overrides: object) -> Running:
+    config = make_config(tmp_path, **overrides)
+    hub, server = await start(config)
+    return Running(config, hub, server)
+
+
+async def _close(run: Running) -> None:
+    for client in run.clients:
+        await client.close()
+    await shutdown(run.hub, run.server)
+
+
+async def test_rate_limit_at_the_default_rate(tmp_path: pathlib.Path) -> None:
+    run = await _server(tmp_path, rate_per_s=20.0, rate_burst=40)
+    try:
+        _table, gm = await run.table("mettle", {"a": {"mettle": 99}})
+        rev = gm.rev
+        replies = await asyncio.gather(*(gm.request({"type": "ping"}) for _ in range(80)))
+        limited = [r for r in replies if r["type"] == "error" and r["code"] == "rate_limited"]
+        assert 30 <= len(limited) <= 41, len(limited)  # burst 40, a little refill
+        assert all(r["id"] for r in limited), "each refusal names the message it refuses"
+        assert gm.rev == rev
+        await asyncio.sleep(0.2)  # refills at 20/s
+        assert (await gm.request({"type": "ping"}))["type"] == "pong"
+    finally:
+        await _close(run)
+
+
+async def test_oversized_message_closes_with_1009(running: Running) -> None:
+    table, gm = await running.table("mettle", {"a": {"mettle": 3}})
+    body = {"type": "character.meta", "char": "a", "notes": "x" * (70 * 1024)}
+    await gm.ws.send(json.dumps({"type": "cmd", "id": "big", "table": table, "body": body}))
+    await gm.wait_for(lambda c: c.ws.close_code is not None)
+    assert gm.ws.close_code == 1009
+
+
+async def test_connections_per_table_are_bounded(tmp_path: pathlib.Path) -> None:
+    run = await _server(tmp_path, max_connections_per_table=3)
+    try:
+        _table, gm = await run.table("mettle", {"a": {"mettle": 3}})
+        token = await run.mint(gm, "spectator")
+        await run.connect(token)
+        await run.connect(token)
+        fourth = await run.connect(token, expect_state=False)
+        await fourth.wait_for(lambda c: c.ws.close_code is not None)
+        assert fourth.ws.close_code == 1013
+        assert [e["code"] for e in fourth.errors] == ["table_full"]
+    finally:
+        await _close(run)
+
+
+async def test_hello_rules(tmp_path: pathlib.Path) -> None:
+    run = await _server(tmp_path, hello_timeout=0.3)
+    try:
+        url = run.url
+        async with connect(url) as ws:  # says nothing
+            with pytest.raises(ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), 2)
+            assert ws.close_code == 4000
+        async with connect(url) as ws:  # speaks before hello
+            await ws.send(json.dumps({"type": "ping", "id": "p"}))
+            assert json.loads(await ws.recv())["code"] == "hello_first"
+        async with connect(url) as ws:  # a future protocol
+            token = run.hub.operator_token()
+            await ws.send(json.dumps({"type": "hello", "protocol": 2, "token": token}))
+            reply = json.loads(await ws.recv())
+            assert reply["code"] == "bad_protocol" and reply["params"] == {"server": 1, "client": 2}
+        async with connect(url) as ws:  # not JSON at all
+            await ws.send(b"\x00\xff garbage")
+            assert json.loads(await ws.recv())["code"] == "bad_message"
+    finally:
+        await _close(run)
+
+
+async def test_out_of_range_values_are_refused(running: Running) -> None:
+    _table, gm = await running.table("dryh", {"hero": {}})
+    rev = gm.rev
+    for body in (
+        {"type": "dryh.open", "char": "hero", "pain": 31, "kind": "environmental"},
+        {"type": "character.create", "id": "x" * 65, "name": "X"},
+        {"type": "character.create", "id": "ok", "name": "N" * 65},
+        {"type": "character.meta", "char": "hero", "notes": "n" * 2001},
+        {"type": "dryh.open", "char": "hero", "pain": 3, "kind": "environmental", "extra": True},
+    ):
+        reply = await gm.cmd(body)
+        assert reply["type"] == "error" and reply["code"] == "bad_message", (body, reply)
+    helpers = [f"h{i}" for i in range(7)]
+    for h in helpers:
+        await gm.ok({"type": "character.create", "id": h, "name": h})
+    await gm.ok({"type": "dryh.open", "char": "hero", "pain": 1, "kind": "environmental"})
+    for h in helpers[:6]:
+        await gm.ok({"type": "dryh.help", "char": "hero", "helper": h})
+    seventh = await gm.cmd({"type": "dryh.help", "char": "hero", "helper": helpers[6]})
+    assert seventh["type"] == "error", "at most 6 helpers per roll"
+    assert rev < gm.rev
+
+
+async def test_origin_allowlist(tmp_path: pathlib.Path) -> None:
+    run = await _server(tmp_path, origins=["https://foundry.example"])
+    try:
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(run.url, origin="https://evil.example")  # type: ignore[arg-type]
+        assert refused.value.response.status_code == 403
+        async with connect(run.url, origin="https://foundry.example") as ws:  # type: ignore[arg-type]
+            await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": run.hub.operator_token()}))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+        async with connect(run.url) as ws:  # no Origin: not a browser
+            await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": run.hub.operator_token()}))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+    finally:
+        await _close(run)
