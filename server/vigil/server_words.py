@@ -9,6 +9,7 @@ register(
         "options_changed": "Table options changed: {options}.",
         "clock_changed": "The clock is {mode} at {rate}× (game time {game}).",
         "clock_auto_paused": "No GM is connected: the clock pauses.",
+        "clock_halted": "The clock stopped: catching up would take too much work ({code}).",
     },
     {
         "undo_conflict": "Change {rev} cannot be undone: what it changed has changed since.",

@@ -135,6 +135,15 @@ class Table:
             return None
         return self._change("clock", ctx.actor.id, None, outcome.state, outcome.events, now)
 
+    def halt(self, wall: float, ctx: Ctx, code: str, params: dict[str, Any]) -> Change:
+        """Pause the clock where the rules are, without advancing: the way
+        out when catching up would exceed the work bound (after a long
+        outage with the clock running). The GM then decides."""
+        now = self.state.clock.now
+        anchor = self.anchor.rebased(wall, mode="paused", game=now)
+        event = Event(code=code, at=now, params=params)
+        return self._change("clock", ctx.actor.id, None, self.state, [event], now, anchor=anchor)
+
     def prepare(self, body: Command, wall: float, ctx: Ctx) -> Change:
         """The change ``body`` would make now. Raises RuleError if refused.
         The caller has applied :meth:`advance` first."""

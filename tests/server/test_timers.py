@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+import time
 
+from tests.server.conftest import Running, make_config
 from tests.support.client import Client
 from tests.support.server import ServerProcess
+
+from vigil.net.app import shutdown, start
 
 RATE = 60.0  # one game minute per wall second: Mettle 3 dies in 3 s
 
@@ -89,3 +93,37 @@ async def test_clock_pauses_without_a_gm(tmp_path: pathlib.Path) -> None:
         await gm.close()
     finally:
         server.stop()
+
+
+async def test_catch_up_beyond_the_work_bound_halts_the_clock(tmp_path: pathlib.Path) -> None:
+    """DESIGN "Time": an advance does bounded work. When the server must
+    catch up more effects than the bound (the loop was blocked, or the host
+    was down with the clock running), it stops the clock and says so rather
+    than spinning or computing without end."""
+    config = make_config(tmp_path, max_effects_per_advance=3)
+    hub, server = await start(config)
+    run = Running(config, hub, server)
+    try:
+        table, gm = await run.table("hursagmu", {"juk": {"traits": {"constitution": 30}}})
+        await gm.ok({"type": "table.options", "options": {"pause_without_gm": False}})
+        await gm.ok(
+            {
+                "type": "hursagmu.poison",
+                "char": "juk",
+                "damage": 1,
+                "interval": 6,
+                "duration": 6000,
+                "kind": "poison",
+                "name": "slow",
+            }
+        )
+        await gm.ok({"type": "clock.run", "rate": 1000.0})
+        time.sleep(0.2)  # block the loop: ~33 doses fall due at once
+        await gm.wait_for(lambda c: c.state["clock"]["mode"] == "paused", timeout=5)
+        page = await gm.request({"type": "history", "table": table, "limit": 5})
+        codes = [e["code"] for entry in page["entries"] for e in entry["events"]]
+        assert "clock_halted" in codes
+    finally:
+        for client in run.clients:
+            await client.close()
+        await shutdown(hub, server)

@@ -344,8 +344,18 @@ class Hub:
             try:
                 await self._apply(host, time.time(), self.ctx(Actor()), None, None)
             except RuleError as exc:
+                # Catching up would exceed the work bound: stop the clock
+                # where it is instead of retrying forever; the GM decides.
                 log.error("advance_refused", table=host.table.id, code=exc.code)
-                self._arm(host)
+                params = {"code": exc.code, **exc.params}
+                await self._apply(
+                    host,
+                    time.time(),
+                    self.ctx(Actor()),
+                    lambda t, w, c: t.halt(w, c, "clock_halted", params),
+                    None,
+                    advance=False,
+                )
 
     async def _apply(
         self,
@@ -354,6 +364,7 @@ class Hub:
         ctx: Ctx,
         make: Callable[[Table, float, Ctx], Change] | None,
         ack: Callable[[Change], None] | None,
+        advance: bool = True,
     ) -> Change:
         """The one path by which a table changes (caller holds its lock).
 
@@ -367,10 +378,10 @@ class Hub:
         kept: list[Change] = []
         rendered: list[tuple[int, dict[str, bytes]]] = []
         try:
-            advance = table.advance(wall, self.ctx(Actor()))
-            if advance is not None:
-                table.commit(advance)
-                kept.append(advance)
+            due = table.advance(wall, self.ctx(Actor())) if advance else None
+            if due is not None:
+                table.commit(due)
+                kept.append(due)
                 rendered.append(self._render(host))
             if make is not None:
                 change = make(table, wall, ctx)
