@@ -206,13 +206,21 @@ async def test_dryh_roll_through_every_phase_same_dice_on_spectator(
     await expect(watch.locator("[data-roll='alice'] [data-pool='discipline'] .die")).to_have_count(4)
     assert await roll_dice(watch, "alice") == improved
 
+    PAGES.mkdir(parents=True, exist_ok=True)
+    await gm.screenshot(path=str(PAGES / "dashboard-dryh-roll.png"), full_page=True)
+    await watch.screenshot(path=str(PAGES / "watch-dryh-roll.png"))
+
     # Resolve, then make every pending choice the rules ask for.
     await roll.get_by_role("button", name="Resolve").click()
-    for _ in range(4):
+    for attempt in range(6):
         await gm.wait_for_timeout(300)
         if not await roll.count():
             break
         await expect(roll).to_have_attribute("data-phase", "resolved")
+        # "nothing" (discipline) is always allowed; a madness choice checks a box.
+        choice = roll.locator("select[name=choice]").first
+        options = await choice.locator("option").evaluate_all("(os) => os.map((o) => o.value)")
+        await choice.select_option("nothing" if "nothing" in options else options[attempt % len(options)])
         await roll.get_by_role("button", name="Choose").first.click()
     await expect(gm.locator("#rolls")).to_contain_text("No open roll.")
 
@@ -226,7 +234,6 @@ async def test_dryh_roll_through_every_phase_same_dice_on_spectator(
     assert await history_dice.evaluate(DICE_JS) == improved
     await expect(gm.locator("#history")).to_contain_text("resolves")
 
-    PAGES.mkdir(parents=True, exist_ok=True)
     await gm.screenshot(path=str(PAGES / "dashboard-dryh.png"), full_page=True)
     await watch.screenshot(path=str(PAGES / "watch-dryh.png"))
     await op.screenshot(path=str(PAGES / "dashboard-operator.png"), full_page=True)

@@ -196,8 +196,10 @@ async def _guarded(hub: Hub, conn: Conn, msg_id: str, work: Any) -> None:
     try:
         reply = await work
     except Refused as exc:
+        log.info("refused", code=exc.code)
         reply = hub.error(exc.code, exc.params, msg_id)
     except RuleError as exc:
+        log.info("refused", code=exc.code, rule=exc.rule)
         reply = hub.error(exc.code, exc.params, msg_id, exc.english())
     except Exception:
         log.exception("internal_error", msg=msg_id)
@@ -229,6 +231,7 @@ async def _command(hub: Hub, conn: Conn, msg: Cmd) -> bytes:
     body = msg.body
     tag = type(body).__struct_config__.tag
     plain = msgspec.to_builtins(body)
+    structlog.contextvars.bind_contextvars(cmd=str(tag), msg=msg.id)
     if not permissions.allowed(conn.role, conn.chars, str(tag), plain):
         raise Refused("forbidden")
     result: Any = None

@@ -712,7 +712,11 @@ function renderHistory() {
 function eventDice(ev) {
   const p = ev.params ?? {};
   if (p.dice && typeof p.dice === "object") return diceByPool(p.dice, p.dominant, names);
-  if (Array.isArray(p.faces)) return h("span", { class: "dice small" }, p.faces.map((f) => die("plain", f)));
+  if (Array.isArray(p.faces)) {
+    // DRYH coin spends name their pool (hope always improves discipline); other games' dice are plain.
+    const pool = p.pool ?? (ev.code === "hope_improved" ? "discipline" : "plain");
+    return h("span", { class: "dice small" }, p.faces.map((f) => die(pool, f)));
+  }
   return null;
 }
 
