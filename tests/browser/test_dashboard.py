@@ -206,6 +206,8 @@ async def test_dryh_roll_through_every_phase_same_dice_on_spectator(
     await expect(watch.locator("[data-roll='alice'] [data-pool='discipline'] .die")).to_have_count(4)
     assert await roll_dice(watch, "alice") == improved
 
+    # The history keeps up with a fast GM (it is refreshed while clicks go on).
+    await expect(gm.locator("#history > li").first).to_contain_text("Hope adds a 1 to Alice's discipline")
     PAGES.mkdir(parents=True, exist_ok=True)
     await gm.screenshot(path=str(PAGES / "dashboard-dryh-roll.png"), full_page=True)
     await watch.screenshot(path=str(PAGES / "watch-dryh-roll.png"))

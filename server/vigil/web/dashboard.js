@@ -168,6 +168,9 @@ async function refreshTables() {
       h("td", {}, t.archived ? "archived" : "active"),
       h(
         "td",
+        {},
+        h(
+        "div",
         { class: "row-actions" },
         h("button", { type: "button", class: "btn small", onclick: () => openAsGm(t) }, "GM link"),
         h("button", { type: "button", class: "btn small", onclick: () => exportTable(t.id) }, "Export"),
@@ -177,6 +180,7 @@ async function refreshTables() {
           t.archived ? "Unarchive" : "Archive",
         ),
         confirmButton(`Delete ${t.name}`, "Delete", async () => (await run({ type: "table.delete", table: t.id })) && refreshTables()),
+        ),
       ),
     ),
   );
@@ -245,15 +249,20 @@ function showLink(container, url, caption) {
 
 let renderQueued = false;
 function scheduleRender() {
+  // A new rev means new history: refetch the newest page shortly after.
+  // Throttled, not debounced, so a busy table still sees its history move.
+  if (!historyTimer) {
+    historyTimer = setTimeout(() => {
+      historyTimer = null;
+      refreshHistory(false);
+    }, 200);
+  }
   if (renderQueued) return;
   renderQueued = true;
   requestAnimationFrame(() => {
     renderQueued = false;
     renderTable();
   });
-  // A new rev means new history: refetch the newest page shortly after.
-  clearTimeout(historyTimer);
-  historyTimer = setTimeout(() => refreshHistory(false), 250);
 }
 
 function charList(state) {
@@ -663,8 +672,8 @@ async function refreshHistory(reset) {
     for (const e of page.entries) historyEntries.set(e.rev, e);
     if (historyOldest === null) historyOldest = page.next_before;
     renderHistory();
-  } catch {
-    /* disconnected: the next state refreshes it */
+  } catch (err) {
+    console.warn("history refresh failed", err); // the next state change tries again
   }
 }
 

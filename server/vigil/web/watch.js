@@ -134,8 +134,13 @@ async function main() {
   client.addEventListener("status", (ev) => showStatus(ev.detail.status));
   client.addEventListener("state", () => {
     requestAnimationFrame(render);
-    clearTimeout(historyTimer);
-    historyTimer = setTimeout(refreshLastRoll, 300);
+    if (!historyTimer) {
+      // Throttled (not debounced) so that a busy table still updates it.
+      historyTimer = setTimeout(() => {
+        historyTimer = null;
+        refreshLastRoll();
+      }, 300);
+    }
   });
   client.addEventListener("refused", (ev) => {
     $("watch-problem").hidden = false;
