@@ -1,0 +1,356 @@
+/**
+ * VigilClient: one connection to a Vigil server, kept alive.
+ *
+ * Shared by the Foundry module and the dashboard pages, so it has no
+ * dependencies and runs in browsers and in Node 20 (given a WebSocket
+ * implementation). It holds the current view of one table (`state`), applies
+ * patches in rev order, and reconnects with `resume` so the server replays
+ * what was missed (or re-snapshots): a page never has to reload to catch up.
+ *
+ * Events (all `CustomEvent`s):
+ *  - "status"  {status}                       every status change
+ *  - "welcome" the welcome message            after each successful hello
+ *  - "state"   {state, ops|null, rev}         after a snapshot (ops null) or a patch
+ *  - "refused" a VigilError                   the server refused us for good
+ *  - "wire"    {dir: "in"|"out", msg}         every message (debugging, schema tests)
+ *
+ * `state` is mutated in place by patches (see patch.js); treat it as
+ * read-only and re-read it on each "state" event.
+ */
+
+import { applyPatch } from "./patch.js";
+import { gameTimeAt } from "./clock.js";
+
+export const PROTOCOL_VERSION = 1;
+
+/** Close codes after which reconnecting cannot help (see DESIGN "Security"). */
+const TERMINAL_CLOSE = {
+  4001: "refused",
+  4003: "token_revoked",
+  4004: "table_deleted",
+};
+
+/** A refusal or a failure, as a value with a code and params (renderable by words.js). */
+export class VigilError extends Error {
+  constructor(code, params = {}, message = code) {
+    super(message || code);
+    this.name = "VigilError";
+    this.code = code;
+    this.params = params ?? {};
+  }
+}
+
+const PING_EVERY_MS = 20_000;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+let idCounter = 0;
+const idPrefix = Math.random().toString(36).slice(2, 8);
+function nextId() {
+  idCounter += 1;
+  return `${idPrefix}-${idCounter}`;
+}
+
+export class VigilClient extends EventTarget {
+  /**
+   * @param {object} options
+   * @param {string} options.url ws:// or wss:// URL of the /ws endpoint
+   * @param {string} options.token access token (sent in hello, never in the URL)
+   * @param {typeof WebSocket} [options.WebSocketImpl]
+   * @param {string} [options.clientName] sent in hello, e.g. "foundry/0.1"
+   * @param {{min: number, max: number}} [options.backoff] reconnect delays in seconds
+   */
+  constructor({ url, token, WebSocketImpl = globalThis.WebSocket, clientName = "vigil-web", backoff = { min: 0.5, max: 15 } } = {}) {
+    super();
+    this.url = url;
+    this.token = token;
+    this.WebSocketImpl = WebSocketImpl;
+    this.clientName = clientName;
+    this.backoff = { min: 0.5, max: 15, ...backoff };
+    this.state = null;
+    this.status = "idle";
+    this.role = null;
+    this.tableId = null;
+    this.ownCharacters = [];
+    this.epoch = null;
+    this.rev = null;
+    this.welcome = null;
+    this.lastError = null;
+    this._ws = null;
+    this._pending = new Map();
+    this._attempt = 0;
+    this._retryTimer = null;
+    this._pingTimer = null;
+    this._pingOutstanding = null;
+    this._wanted = false;
+  }
+
+  /** Start (or restart) connecting; reconnects until close() or a refusal. */
+  connect() {
+    this._wanted = true;
+    clearTimeout(this._retryTimer);
+    this._retryTimer = null;
+    if (this._ws) return;
+    if (typeof this.WebSocketImpl !== "function") throw new VigilError("no_websocket", {}, "no WebSocket implementation");
+    this._setStatus(this.state ? "reconnecting" : "connecting");
+    let ws;
+    try {
+      ws = new this.WebSocketImpl(this.url);
+    } catch (err) {
+      this._scheduleReconnect(err);
+      return;
+    }
+    this._ws = ws;
+    ws.onopen = () => this._onOpen(ws);
+    ws.onmessage = (ev) => this._onMessage(ws, ev);
+    ws.onclose = (ev) => this._onClose(ws, ev);
+    // Browsers follow an error with a close event; Node 20's WebSocket does
+    // not when the connection was never established, so an error on a socket
+    // that is not open counts as its close (a second close is ignored).
+    ws.onerror = () => {
+      if (ws.readyState !== 1) this._onClose(ws, { code: 1006, reason: "" });
+    };
+    // Neither event may come for a connect that hangs (a black-holed host).
+    const connectTimer = setTimeout(() => {
+      if (ws === this._ws && ws.readyState === 0) {
+        this._drop(4000, "connect timeout");
+        this._scheduleReconnect();
+      }
+    }, CONNECT_TIMEOUT_MS);
+    connectTimer.unref?.();
+  }
+
+  /** Disconnect for good; pending requests are rejected. */
+  close() {
+    this._wanted = false;
+    clearTimeout(this._retryTimer);
+    this._retryTimer = null;
+    this._drop(1000, "client closed");
+    this._setStatus("closed");
+  }
+
+  /**
+   * Send a command. Resolves with {result, rev} from the ack; rejects with a
+   * VigilError on an error reply or if the connection drops first (the
+   * command may or may not have been applied then: the state will tell).
+   * @param {object} body e.g. {type: "mettle.pain", char: "brannoc", amount: 7}
+   * @param {{table?: string|null}} [opts] table id; defaults to this connection's table
+   */
+  send(body, { table } = {}) {
+    const msg = { type: "cmd", id: nextId(), body };
+    const t = table === undefined ? this.tableId : table;
+    if (t) msg.table = t;
+    return this._request(msg);
+  }
+
+  /** A page of history, newest first. Resolves with the history_page message. */
+  history({ before = null, limit = 50 } = {}) {
+    return this._request({ type: "history", id: nextId(), table: this.tableId, before, limit });
+  }
+
+  /** Game seconds now, extrapolated from the clock anchor. */
+  gameNow() {
+    return gameTimeAt(this.state?.clock, Date.now() / 1000);
+  }
+
+  // ---- internals ----------------------------------------------------------
+
+  _request(msg) {
+    if (this.status !== "connected" || !this._ws) {
+      return Promise.reject(new VigilError("not_connected", {}, "not connected to the Vigil server"));
+    }
+    return new Promise((resolve, reject) => {
+      this._pending.set(msg.id, { resolve, reject });
+      this._write(msg);
+    });
+  }
+
+  _write(msg) {
+    this._emit("wire", { dir: "out", msg });
+    this._ws.send(JSON.stringify(msg));
+  }
+
+  _setStatus(status) {
+    if (this.status === status) return;
+    this.status = status;
+    this._emit("status", { status });
+  }
+
+  _emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  _onOpen(ws) {
+    if (ws !== this._ws) return;
+    const resume = this.tableId && this.epoch !== null && this.rev !== null && this.state
+      ? { table: this.tableId, epoch: this.epoch, rev: this.rev }
+      : null;
+    this._write({ type: "hello", protocol: PROTOCOL_VERSION, token: this.token, resume, client: this.clientName });
+  }
+
+  _onMessage(ws, ev) {
+    if (ws !== this._ws) return;
+    let msg;
+    try {
+      msg = JSON.parse(typeof ev.data === "string" ? ev.data : new TextDecoder().decode(ev.data));
+    } catch {
+      return; // the server only sends JSON; ignore anything else
+    }
+    this._emit("wire", { dir: "in", msg });
+    switch (msg.type) {
+      case "welcome": return this._onWelcome(msg);
+      case "snapshot": return this._onSnapshot(msg);
+      case "patch": return this._onPatch(msg);
+      case "ack": return this._settle(msg.id, (p) => p.resolve({ result: msg.result ?? null, rev: msg.rev ?? null }));
+      case "history_page": return this._settle(msg.id, (p) => p.resolve(msg));
+      case "pong": this._pingOutstanding = null; return undefined;
+      case "error": return this._onError(msg);
+      default: return undefined;
+    }
+  }
+
+  _onWelcome(msg) {
+    this.welcome = msg;
+    this.role = msg.role;
+    if (msg.table && msg.table !== this.tableId) {
+      // A different table than the view we hold: forget it.
+      this.state = null;
+      this.epoch = null;
+      this.rev = null;
+    }
+    this.tableId = msg.table ?? null;
+    this.ownCharacters = msg.characters ?? [];
+    // The backoff resets only once the connection proved useful (a snapshot,
+    // or the welcome for the table-less operator): a server that accepts the
+    // hello and then fails must not be hammered in a tight loop.
+    if (!msg.table) this._attempt = 0;
+    this._startPings();
+    this._setStatus("connected");
+    this._emit("welcome", msg);
+  }
+
+  _onSnapshot(msg) {
+    this.tableId = msg.table;
+    this.epoch = msg.epoch;
+    this.rev = msg.rev;
+    this.state = msg.state;
+    this._attempt = 0;
+    this._emit("state", { state: this.state, ops: null, rev: this.rev });
+  }
+
+  _onPatch(msg) {
+    if (this.state === null) return this._resync(false);
+    if (msg.epoch === this.epoch && msg.rev <= this.rev) return undefined; // already applied (replay overlap)
+    if (msg.epoch !== this.epoch || msg.rev !== this.rev + 1) return this._resync(true);
+    try {
+      this.state = applyPatch(this.state, msg.ops);
+    } catch {
+      // Our view no longer matches the server's: ask for a fresh snapshot.
+      return this._resync(false);
+    }
+    this.rev = msg.rev;
+    this._emit("state", { state: this.state, ops: msg.ops, rev: this.rev });
+    return undefined;
+  }
+
+  _onError(msg) {
+    const err = new VigilError(msg.code, msg.params, msg.message);
+    if (msg.id && this._pending.has(msg.id)) return this._settle(msg.id, (p) => p.reject(err));
+    this.lastError = err;
+    if (this.status !== "connected") this._refusal = err; // a refused hello; the close follows
+    return undefined;
+  }
+
+  _settle(id, fn) {
+    const p = this._pending.get(id);
+    if (!p) return;
+    this._pending.delete(id);
+    fn(p);
+  }
+
+  /** Reconnect to get a replay (keepResume) or a fresh snapshot. */
+  _resync(keepResume) {
+    if (!keepResume) {
+      this.state = null;
+      this.epoch = null;
+      this.rev = null;
+    }
+    this._drop(4000, "resync");
+    if (this._wanted) this._scheduleReconnect();
+  }
+
+  _drop(code, reason) {
+    const ws = this._ws;
+    this._ws = null;
+    this._stopPings();
+    this._rejectPending(new VigilError("disconnected", {}, "the connection to the Vigil server was lost"));
+    if (ws) {
+      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+      try { ws.close(code, reason); } catch { /* already closing */ }
+    }
+  }
+
+  _rejectPending(err) {
+    const pending = [...this._pending.values()];
+    this._pending.clear();
+    for (const p of pending) p.reject(err);
+  }
+
+  _onClose(ws, ev) {
+    if (ws !== this._ws) return;
+    this._ws = null;
+    this._stopPings();
+    this._rejectPending(new VigilError("disconnected", {}, "the connection to the Vigil server was lost"));
+    const terminal = TERMINAL_CLOSE[ev?.code];
+    if (terminal) {
+      const err = this._refusal ?? new VigilError(ev.reason || terminal, {}, ev.reason || terminal);
+      this._refusal = null;
+      this.lastError = err;
+      this._wanted = false;
+      this._setStatus("refused");
+      this._emit("refused", err);
+      return;
+    }
+    this._refusal = null;
+    if (this._wanted) this._scheduleReconnect();
+    else this._setStatus("closed");
+  }
+
+  _scheduleReconnect() {
+    this._ws = null;
+    this._setStatus("reconnecting");
+    // Exponential backoff with jitter, so that many clients dropped by one
+    // server restart do not all come back in the same millisecond.
+    const base = Math.min(this.backoff.max, this.backoff.min * 2 ** this._attempt);
+    const delay = base * (0.5 + Math.random() * 0.5);
+    this._attempt += 1;
+    clearTimeout(this._retryTimer);
+    this._retryTimer = setTimeout(() => {
+      this._retryTimer = null;
+      if (this._wanted) this.connect();
+    }, delay * 1000);
+  }
+
+  _startPings() {
+    this._stopPings();
+    this._pingTimer = setInterval(() => {
+      if (!this._ws) return;
+      if (this._pingOutstanding) {
+        // No pong for a whole interval: the connection is half-open. Drop it
+        // and reconnect rather than wait for TCP to notice (minutes).
+        this._drop(4000, "ping timeout");
+        this._scheduleReconnect();
+        return;
+      }
+      this._pingOutstanding = nextId();
+      try { this._write({ type: "ping", id: this._pingOutstanding }); } catch { /* closing */ }
+    }, PING_EVERY_MS);
+    // Do not keep a Node process alive just for pings.
+    this._pingTimer?.unref?.();
+  }
+
+  _stopPings() {
+    clearInterval(this._pingTimer);
+    this._pingTimer = null;
+    this._pingOutstanding = null;
+  }
+}
