@@ -1,0 +1,68 @@
+/**
+ * Roll results in Foundry chat. The active GM's client posts one card per
+ * DRYH roll when the server's state shows it rolled, and shows the server's
+ * faces with Dice So Nice when that module is active (game.dice3d). The
+ * dice are never re-rolled in Foundry: the server's faces are the truth.
+ */
+
+import { getSetting, isActiveGM, t } from "./settings.js";
+import { POOL_ORDER, isSuccess } from "./overlay/model.js";
+
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+/** Dice So Nice colorsets per pool (ignored by DSN if unknown). */
+const DSN_COLORSET = { discipline: "white", exhaustion: "black", madness: "red", pain: "blue" };
+
+/** Rolls that became "rolled" since `seen` (char → roll key). Pure. */
+export function newlyRolled(state, seen) {
+  const out = [];
+  for (const [char, roll] of Object.entries(state?.game?.rolls ?? {})) {
+    if (!roll?.dice || roll.phase !== "rolled") continue;
+    const key = `${roll.opened_at ?? 0}|${JSON.stringify(roll.dice)}`;
+    if (seen.get(char) === key) continue;
+    seen.set(char, key);
+    if (state.characters?.[char]?.visibility === "hidden") continue; // chat is public
+    out.push({ char, roll });
+  }
+  return out;
+}
+
+export function rollCardHtml(name, roll) {
+  const pools = POOL_ORDER.filter((p) => roll.dice[p]?.length).map((p) => {
+    const dice = roll.dice[p].map((f) => `<span class="vigil-die vigil-${p}${isSuccess(f) ? " vigil-success" : ""}">${esc(f)}</span>`).join("");
+    return `<div class="vigil-pool"><b>${esc(t(`VIGIL.Pool.${p}`))}</b> ${dice}</div>`;
+  }).join("");
+  const outcome = roll.success === null || roll.success === undefined ? "" : t(roll.success ? "VIGIL.Chat.Success" : "VIGIL.Chat.Failure");
+  const summary = roll.successes === null || roll.successes === undefined ? "" : `<p>${esc(t("VIGIL.Chat.Successes", { n: roll.successes, outcome }))}</p>`;
+  const dom = roll.dominant ? `<p>${esc(t("VIGIL.Chat.Dominates", { pool: t(`VIGIL.Pool.${roll.dominant}`) }))}</p>` : "";
+  return `<div class="vigil-card"><h3>${esc(t("VIGIL.Chat.RollTitle", { name }))}</h3>${pools}${summary}${dom}</div>`;
+}
+
+export function dsnData(roll) {
+  const dice = [];
+  for (const p of POOL_ORDER) {
+    for (const f of roll.dice[p] ?? []) dice.push({ result: f, resultLabel: f, type: "d6", vectors: [], options: { colorset: DSN_COLORSET[p] } });
+  }
+  return { throws: [{ dice }] };
+}
+
+export function installChat(connection) {
+  const seen = new Map();
+  let primed = false;
+  connection.addEventListener("state", (e) => {
+    const fresh = newlyRolled(e.detail.state, seen);
+    // The first snapshot only records what is already on the table.
+    if (!primed) { primed = true; return; }
+    if (!isActiveGM() || !getSetting("chatCards")) return;
+    for (const { char, roll } of fresh) {
+      const name = e.detail.state.characters?.[char]?.name ?? char;
+      const game = globalThis.game;
+      const post = () => globalThis.ChatMessage.create({ content: rollCardHtml(name, roll), speaker: { alias: name } });
+      if (game.dice3d?.show) {
+        Promise.resolve(game.dice3d.show(dsnData(roll), game.user, true)).finally(post);
+      } else {
+        post();
+      }
+    }
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * The module's one connection to Vigil, wrapped for Foundry: it reads the
+ * settings, shows a small status indicator, and tells the user (once per
+ * outage, not once per retry) when the server is unreachable. Foundry keeps
+ * working without it: nothing here throws into Foundry's hooks.
+ */
+
+import { VigilClient } from "./core/client.js";
+import { getSetting, t, tOrNull } from "./settings.js";
+
+export const CLIENT_NAME = "foundry/0.1";
+
+/** Localized sentence for a VigilError (server or client code). */
+export function errorText(err) {
+  const code = err?.code ?? "unknown";
+  return tOrNull(`VIGIL.Error.${code}`, err?.params ?? {}) ?? err?.message ?? code;
+}
+
+export class VigilConnection extends EventTarget {
+  constructor({ WebSocketImpl = globalThis.WebSocket, document = globalThis.document } = {}) {
+    super();
+    this.WebSocketImpl = WebSocketImpl;
+    this.document = document;
+    this.client = null;
+    this.indicator = null;
+    this._warned = false;
+  }
+
+  get state() { return this.client?.state ?? null; }
+  get status() { return this.client?.status ?? "idle"; }
+
+  /** (Re)connect from the current settings; idle when a setting is missing. */
+  start() {
+    this.stop();
+    const url = getSetting("serverUrl");
+    const token = getSetting("accessToken");
+    this._showStatus("idle");
+    if (!url) {
+      if (globalThis.game?.user?.isGM) globalThis.ui?.notifications?.info(t("VIGIL.Notify.NoUrl"));
+      return null;
+    }
+    if (!token) return null; // a player waits for the GM's client to deliver one
+    const client = new VigilClient({ url, token, WebSocketImpl: this.WebSocketImpl, clientName: CLIENT_NAME });
+    this.client = client;
+    client.addEventListener("status", (e) => this._onStatus(e.detail.status));
+    client.addEventListener("refused", (e) => {
+      globalThis.ui?.notifications?.error(t("VIGIL.Notify.Refused", { message: errorText(e.detail) }));
+      this.dispatchEvent(new CustomEvent("refused", { detail: e.detail }));
+    });
+    client.addEventListener("state", (e) => this.dispatchEvent(new CustomEvent("state", { detail: e.detail })));
+    client.addEventListener("welcome", (e) => this.dispatchEvent(new CustomEvent("welcome", { detail: e.detail })));
+    try {
+      client.connect();
+    } catch (err) {
+      console.warn("vigil | cannot connect", err);
+    }
+    return client;
+  }
+
+  stop() {
+    if (this.client) {
+      this.client.close();
+      this.client = null;
+    }
+  }
+
+  /** Send a command; failures become a notification and a rejected promise. */
+  async send(body, opts) {
+    if (!this.client) {
+      const err = { code: "not_connected", params: {} };
+      globalThis.ui?.notifications?.warn(errorText(err));
+      throw err;
+    }
+    try {
+      return await this.client.send(body, opts);
+    } catch (err) {
+      globalThis.ui?.notifications?.warn(errorText(err));
+      throw err;
+    }
+  }
+
+  gameNow() { return this.client?.gameNow() ?? 0; }
+
+  _onStatus(status) {
+    this._showStatus(status);
+    if (status === "reconnecting" && !this._warned) {
+      this._warned = true;
+      globalThis.ui?.notifications?.warn(t("VIGIL.Notify.Unreachable"));
+    } else if (status === "connected" && this._warned) {
+      this._warned = false;
+      globalThis.ui?.notifications?.info(t("VIGIL.Notify.Back"));
+    }
+    this.dispatchEvent(new CustomEvent("status", { detail: { status } }));
+  }
+
+  /** A small fixed indicator (bottom left), so a silent outage is visible. */
+  _showStatus(status) {
+    const doc = this.document;
+    if (!doc?.body) return;
+    if (!this.indicator) {
+      this.indicator = doc.createElement("div");
+      this.indicator.id = "vigil-status";
+      doc.body.appendChild(this.indicator);
+    }
+    this.indicator.dataset.status = status;
+    this.indicator.textContent = t(`VIGIL.Status.${status}`);
+    this.indicator.title = this.indicator.textContent;
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Keeps an overlay on every linked token of the viewed scene.
+ *
+ * Redraws a token's overlay when the server's state changes, when Foundry
+ * (re)draws the token (drawToken) or resizes it (refreshToken), and when the
+ * scene changes (canvasReady). Zoom (canvasPan) and the running countdowns
+ * only update existing overlays, from one ticker callback throttled to 4 Hz:
+ * cheap enough to leave on. The overlay is a child of the Token, so Foundry's
+ * own decision to show the token to this user (hidden tokens, vision) hides
+ * the overlay too; refreshToken re-applies `token.isVisible` as a guard.
+ */
+
+import { overlayModel, characterForToken } from "./model.js";
+import { drawOverlay, updateOverlay, isAnimated } from "./draw.js";
+
+const TICK_MS = 250;
+
+export class OverlayManager {
+  /**
+   * @param {import("../connection.js").VigilConnection} connection
+   * @param {{PIXI?: any, Hooks?: any, getCanvas?: () => any, enabled?: () => boolean, t?: Function}} [deps]
+   */
+  constructor(connection, { PIXI = globalThis.PIXI, Hooks = globalThis.Hooks, getCanvas = () => globalThis.canvas, enabled = () => true, t } = {}) {
+    this.connection = connection;
+    this.PIXI = PIXI;
+    this.Hooks = Hooks;
+    this.getCanvas = getCanvas;
+    this.enabled = enabled;
+    this.t = t;
+    this.overlays = new Map(); // token id → {token, container, size}
+    this._lastTick = 0;
+    this._ticker = null;
+    this._tick = () => this.tick();
+  }
+
+  install() {
+    const H = this.Hooks;
+    H.on("canvasReady", () => this.refreshAll());
+    H.on("drawToken", (token) => this.refresh(token));
+    H.on("refreshToken", (token) => this.onRefreshToken(token));
+    H.on("destroyToken", (token) => this.remove(token));
+    H.on("canvasPan", (_canvas, position) => this.onZoom(position?.scale));
+    this.connection.addEventListener("state", () => this.refreshAll());
+    this.connection.addEventListener("status", () => this.refreshAll());
+  }
+
+  zoom() {
+    return this.getCanvas()?.stage?.scale?.x ?? 1;
+  }
+
+  refreshAll() {
+    const tokens = this.getCanvas()?.tokens?.placeables ?? [];
+    const live = new Set();
+    for (const token of tokens) {
+      live.add(token.id ?? token.document?.id);
+      this.refresh(token);
+    }
+    for (const [id, entry] of this.overlays) if (!live.has(id)) this.remove(entry.token);
+    this._syncTicker();
+  }
+
+  /** (Re)draw one token's overlay from the current state. */
+  refresh(token) {
+    const id = token?.id ?? token?.document?.id;
+    if (!id) return;
+    this.remove(token);
+    const state = this.connection.state;
+    if (!this.enabled() || !state || token.destroyed) return;
+    const charId = characterForToken(state, token.document);
+    if (!charId) return;
+    const now = this.connection.gameNow();
+    const model = overlayModel(state, charId, now);
+    if (!model) return;
+    const container = drawOverlay(this.PIXI, model, { width: token.w, height: token.h, zoom: this.zoom(), now, t: this.t });
+    container.visible = token.isVisible !== false;
+    token.addChild(container);
+    this.overlays.set(id, { token, container, size: `${token.w}x${token.h}` });
+    this._syncTicker();
+  }
+
+  onRefreshToken(token) {
+    const entry = this.overlays.get(token?.id ?? token?.document?.id);
+    if (!entry) return;
+    if (entry.container.destroyed || entry.size !== `${token.w}x${token.h}` || entry.container.parent !== token) {
+      this.refresh(token);
+      return;
+    }
+    entry.container.visible = token.isVisible !== false;
+  }
+
+  remove(token) {
+    const id = token?.id ?? token?.document?.id;
+    const entry = this.overlays.get(id);
+    if (!entry) return;
+    this.overlays.delete(id);
+    const c = entry.container;
+    if (!c.destroyed) {
+      c.parent?.removeChild(c);
+      c.destroy({ children: true });
+    }
+  }
+
+  onZoom(scale) {
+    const zoom = scale ?? this.zoom();
+    for (const { container } of this.overlays.values()) updateOverlay(this.PIXI, container, { zoom });
+  }
+
+  /** Ticker callback: countdowns, at most every 250 ms. */
+  tick(nowMs = Date.now()) {
+    if (nowMs - this._lastTick < TICK_MS) return 0;
+    this._lastTick = nowMs;
+    const now = this.connection.gameNow();
+    let n = 0;
+    for (const { container } of this.overlays.values()) {
+      if (isAnimated(container) && updateOverlay(this.PIXI, container, { now })) n += 1;
+    }
+    return n;
+  }
+
+  /** Run the ticker only while some overlay has a running countdown. */
+  _syncTicker() {
+    const ticker = this.getCanvas()?.app?.ticker;
+    const want = [...this.overlays.values()].some(({ container }) => isAnimated(container));
+    if (want && !this._ticker && ticker) {
+      ticker.add(this._tick);
+      this._ticker = ticker;
+    } else if (!want && this._ticker) {
+      this._ticker.remove(this._tick);
+      this._ticker = null;
+    }
+  }
+
+  clear() {
+    for (const { token } of [...this.overlays.values()]) this.remove(token);
+    this._syncTicker();
+  }
+}

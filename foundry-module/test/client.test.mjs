@@ -1,0 +1,206 @@
+/**
+ * The shared client core against a REAL vigil server subprocess: hello,
+ * snapshot, command → ack → patch, errors, history, refusal, and
+ * reconnect/resume after the server restarts. Every message in both
+ * directions is validated against schemas/protocol.schema.json.
+ */
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { VigilClient, VigilError } from "../scripts/core/client.js";
+import { VigilServer, haveVigil } from "./support/vigil-server.mjs";
+import { assertValid } from "./support/schema.mjs";
+
+const skip = haveVigil ? false : "no .venv/bin/vigil (install the server first)";
+let server;
+const clients = [];
+
+before(async () => {
+  if (skip) return;
+  server = await new VigilServer().start();
+});
+after(async () => {
+  for (const c of clients) c.close();
+  await server?.dispose();
+});
+
+/** A client whose every message is schema-checked; collects violations. */
+function client(token, opts = {}) {
+  const c = new VigilClient({ url: server.wsUrl, token, clientName: "node-test", backoff: { min: 0.05, max: 0.5 }, ...opts });
+  c.wire = [];
+  c.violations = [];
+  c.addEventListener("wire", (e) => {
+    c.wire.push(e.detail);
+    try { assertValid(e.detail.dir, e.detail.msg); } catch (err) { c.violations.push(err.message); }
+  });
+  clients.push(c);
+  return c;
+}
+
+const next = (target, type, pred = () => true, ms = 10_000) => new Promise((resolve, reject) => {
+  const timer = setTimeout(() => { target.removeEventListener(type, on); reject(new Error(`no ${type} event in ${ms} ms`)); }, ms);
+  function on(e) {
+    if (!pred(e.detail)) return;
+    clearTimeout(timer);
+    target.removeEventListener(type, on);
+    resolve(e.detail);
+  }
+  target.addEventListener(type, on);
+});
+
+/** Poll until `cond()` holds (events may already have fired). */
+async function until(cond, ms = 10_000, what = "condition") {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test("connect: welcome then a snapshot of the demo table", { skip }, async () => {
+  const c = client(server.gmToken);
+  const statuses = [];
+  c.addEventListener("status", (e) => statuses.push(e.detail.status));
+  const welcome = next(c, "welcome");
+  const state = next(c, "state");
+  c.connect();
+  assert.equal((await welcome).role, "gm");
+  const s = await state;
+  assert.equal(s.ops, null);
+  assert.equal(c.tableId, "demo");
+  assert.equal(c.role, "gm");
+  assert.equal(c.status, "connected");
+  assert.deepEqual(statuses, ["connecting", "connected"]);
+  assert.equal(c.state.system, "mettle");
+  assert.ok(c.state.characters.brannoc.sheet, "the GM sees numbers");
+  assert.equal(typeof c.epoch, "number");
+  assert.equal(c.rev, s.rev);
+  assert.deepEqual(c.violations, []);
+  c.close();
+  assert.equal(c.status, "closed");
+});
+
+test("a command is acked, then its patch updates the state in rev order", { skip }, async () => {
+  const c = client(server.gmToken);
+  c.connect();
+  await next(c, "state");
+  const rev0 = c.rev;
+  const order = [];
+  c.addEventListener("wire", (e) => { if (e.detail.dir === "in") order.push(e.detail.msg.type); });
+  const patched = next(c, "state", (d) => d.ops !== null);
+  const ack = await c.send({ type: "mettle.pain", char: "ysolde", amount: 2 });
+  assert.equal(ack.rev, rev0 + 1);
+  const d = await patched;
+  assert.equal(d.rev, rev0 + 1);
+  assert.ok(d.ops.length > 0);
+  assert.equal(c.state.characters.ysolde.sheet.pain, 2);
+  assert.ok(order.indexOf("ack") < order.indexOf("patch"), "ack comes before the patch it caused");
+  assert.deepEqual(c.violations, []);
+  c.close();
+});
+
+test("an error reply rejects with a VigilError carrying code and params", { skip }, async () => {
+  const c = client(server.gmToken);
+  c.connect();
+  await next(c, "state");
+  await assert.rejects(c.send({ type: "mettle.pain", char: "nobody", amount: 1 }), (err) => {
+    assert.ok(err instanceof VigilError);
+    assert.equal(err.code, "unknown_character");
+    assert.deepEqual(err.params, { char: "nobody" });
+    return true;
+  });
+  assert.deepEqual(c.violations, []);
+  c.close();
+});
+
+test("history pages come back newest first", { skip }, async () => {
+  const c = client(server.gmToken);
+  c.connect();
+  await next(c, "state");
+  const page = await c.history({ limit: 2 });
+  assert.equal(page.type, "history_page");
+  assert.ok(page.entries.length >= 1 && page.entries.length <= 2);
+  assert.ok(page.entries[0].rev >= (page.entries[1]?.rev ?? 0));
+  assert.deepEqual(c.violations, []);
+  c.close();
+});
+
+test("a spectator is refused commands; a bad token is refused for good", { skip }, async () => {
+  const spectator = client(server.spectatorToken);
+  spectator.connect();
+  await next(spectator, "state");
+  await assert.rejects(spectator.send({ type: "clock.pause" }), (e) => e.code === "forbidden");
+  spectator.close();
+
+  const bad = client("v1.demo..not-a-token");
+  const refused = next(bad, "refused");
+  bad.connect();
+  const err = await refused;
+  assert.ok(err instanceof VigilError);
+  assert.equal(bad.status, "refused");
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(bad.status, "refused", "no reconnect loop after a refusal");
+  assert.deepEqual(bad.violations, []);
+});
+
+test("a rev gap makes the client reconnect with resume and catch up", { skip }, async () => {
+  const c = client(server.gmToken);
+  c.connect();
+  await next(c, "state");
+  const hellos = () => c.wire.filter((w) => w.dir === "out" && w.msg.type === "hello");
+  // Pretend we missed a patch: our rev is behind what the server will send.
+  c.rev -= 1;
+  const { rev: stale } = c;
+  const other = client(server.gmToken);
+  other.connect();
+  await next(other, "state");
+  await other.send({ type: "mettle.rattle", char: "ysolde", amount: 1 });
+  await until(() => c.status === "connected" && c.rev === other.rev, 5000, "catch-up");
+  assert.ok(hellos().length >= 2, "reconnected");
+  const resumed = hellos().at(-1).msg.resume;
+  assert.deepEqual(resumed, { table: "demo", epoch: c.epoch, rev: stale });
+  assert.deepEqual(c.state, other.state);
+  assert.deepEqual(c.violations, []);
+  c.close();
+  other.close();
+});
+
+test("after a server restart the client reconnects by itself and resumes", { skip, timeout: 60_000 }, async () => {
+  const c = client(server.gmToken);
+  c.connect();
+  await next(c, "state");
+  const before = c.rev;
+  const statuses = [];
+  c.addEventListener("status", (e) => statuses.push(e.detail.status));
+  const pending = c.send({ type: "ping-me-not" }).catch((e) => e); // rejected below or by the server
+  await server.restart();
+  await until(() => c.status === "connected", 20_000, "reconnect");
+  assert.ok(statuses.includes("reconnecting"), statuses.join(","));
+  const hello = c.wire.filter((w) => w.dir === "out" && w.msg.type === "hello").at(-1).msg;
+  assert.deepEqual(hello.resume, { table: "demo", epoch: c.epoch, rev: before });
+  assert.ok((await pending) instanceof VigilError);
+  // A command after the restart patches the same state object forward.
+  const patched = next(c, "state", (d) => d.ops !== null);
+  const { rev } = await c.send({ type: "mettle.pain", char: "raider", amount: 1 });
+  await patched;
+  assert.equal(c.rev, rev);
+  assert.equal(c.state.characters.raider.sheet.pain, 1);
+  // Validation: the unknown command was sent (client does not filter) and
+  // is the only schema violation.
+  assert.equal(c.violations.length, 1);
+  assert.match(c.violations[0], /out message/);
+  c.close();
+});
+
+test("gameNow follows the clock anchor", { skip }, async () => {
+  const c = client(server.gmToken);
+  c.connect();
+  await next(c, "state");
+  await c.send({ type: "clock.run" });
+  await next(c, "state", () => c.state.clock.mode === "running");
+  const a = c.gameNow();
+  await new Promise((r) => setTimeout(r, 300));
+  const b = c.gameNow();
+  assert.ok(b - a > 0.2 && b - a < 1, `${a} → ${b}`);
+  await c.send({ type: "clock.pause" });
+  c.close();
+});

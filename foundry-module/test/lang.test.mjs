@@ -1,0 +1,47 @@
+/** Every visible string is in lang/en.json, including every server code. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { BADGES, POOLS } from "../scripts/overlay/model.js";
+import { CODES_PATH, LANG_PATH, codeEntries, synced } from "../tools/sync-lang.mjs";
+
+const codes = JSON.parse(readFileSync(CODES_PATH, "utf8"));
+const lang = JSON.parse(readFileSync(LANG_PATH, "utf8"));
+
+test("en.json has an entry for every event and error code of schemas/codes.json", () => {
+  const missing = Object.keys(codeEntries(codes)).filter((k) => typeof lang[k] !== "string");
+  assert.deepEqual(missing, [], "run: node tools/sync-lang.mjs");
+  assert.ok(Object.keys(codes.events).length > 10 && Object.keys(codes.errors).length > 10);
+});
+
+test("en.json is exactly what sync-lang writes (server templates unchanged)", () => {
+  assert.deepEqual(synced(lang, codes), lang);
+});
+
+test("every VIGIL.* key the module's code uses literally exists in en.json", () => {
+  const files = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith(".js")) files.push(p);
+    }
+  };
+  walk(new URL("../scripts", import.meta.url).pathname);
+  const used = new Set();
+  for (const f of files) {
+    for (const m of readFileSync(f, "utf8").matchAll(/"(VIGIL\.[A-Za-z0-9_.]+)"/g)) used.add(m[1]);
+  }
+  assert.ok(used.size > 10);
+  assert.deepEqual([...used].filter((k) => !(k in lang)), []);
+});
+
+test("keys built at run time exist too: statuses, badges, pools", () => {
+  const keys = [
+    ...["idle", "connecting", "connected", "reconnecting", "refused", "closed"].map((s) => `VIGIL.Status.${s}`),
+    ...Object.keys(BADGES).map((b) => `VIGIL.BadgeShort.${b}`),
+    ...Object.keys(POOLS).flatMap((p) => [`VIGIL.Pool.${p}`, `VIGIL.PoolShort.${p}`]),
+  ];
+  assert.deepEqual(keys.filter((k) => !(k in lang)), []);
+});

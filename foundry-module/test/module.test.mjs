@@ -1,0 +1,345 @@
+/**
+ * The module's Foundry-facing logic against fakes of Hooks, game, canvas,
+ * Token and ui: settings scopes, active-GM-only duties (clock, combat,
+ * chat), the token HUD button and window, status/notifications, and
+ * delivering a player's token to that player only (v13 query; v12 sealed).
+ */
+import { test, afterEach } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { registerSettings, SETTINGS, MODULE_ID, isActiveGM } from "../scripts/settings.js";
+import { installSync, combatCommand } from "../scripts/sync.js";
+import { installChat, newlyRolled, rollCardHtml, dsnData } from "../scripts/chat.js";
+import { installHud, hudRoot } from "../scripts/controls/hud.js";
+import { buildPanel, slugId, createCommand, linkCommand } from "../scripts/controls/panel.js";
+import { actionsFor, TABLE_ACTIONS } from "../scripts/controls/actions.js";
+import { VigilConnection } from "../scripts/connection.js";
+import { TokenDelivery, QUERY_DELIVER, QUERY_REQUEST, SOCKET } from "../scripts/token-delivery.js";
+import { seal, open, generateKeyPair } from "../scripts/sealed.js";
+import { FakeHooks, FakeUser, FakeNotifications, SocketHub, fakeGame, install, uninstall } from "./fakes/foundry.mjs";
+import { FakeDocument } from "./fakes/dom.mjs";
+
+const lang = JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url)));
+const module = JSON.parse(readFileSync(new URL("../module.json", import.meta.url)));
+afterEach(() => uninstall());
+
+const gm = new FakeUser({ id: "gm1", name: "Gamemaster", isGM: true });
+const gm2 = new FakeUser({ id: "gm2", name: "Assistant", isGM: true });
+const alice = new FakeUser({ id: "u-alice", name: "Alice" });
+const bob = new FakeUser({ id: "u-bob", name: "Bob" });
+
+/** A browser: its own game/ui/Hooks, made current with install(). */
+function browser(user, { activeGM = gm, queries = false, socket = null, actors = [] } = {}) {
+  const env = {
+    Hooks: new FakeHooks(),
+    game: fakeGame({ user, users: [gm, gm2, alice, bob], activeGM, lang, socket, actors, queries }),
+    ui: { notifications: new FakeNotifications() },
+    CONFIG: queries ? { queries: {} } : {},
+  };
+  install(env);
+  registerSettings();
+  return env;
+}
+
+/** A VigilConnection stand-in recording sent commands. */
+function fakeConnection(state, { role = "gm", own = [] } = {}) {
+  const c = new EventTarget();
+  c.state = state;
+  c.sent = [];
+  c.client = { role, ownCharacters: own, status: "connected" };
+  c.send = async (body) => {
+    c.sent.push(body);
+    if (body.type === "token.mint") return { result: { token: `tok-for-${body.chars.join("+")}` }, rev: 1 };
+    return { result: null, rev: 1 };
+  };
+  c.emitState = (s, ops = []) => { c.state = s; c.dispatchEvent(new CustomEvent("state", { detail: { state: s, ops, rev: 1 } })); };
+  return c;
+}
+
+const mettle = (clock = {}) => ({
+  table: "demo", system: "mettle",
+  clock: { mode: "follow", rate: 1, game: 0, wall: 0, in_combat: false, round: 0, ...clock },
+  characters: {
+    brannoc: { name: "Brannoc", visibility: "full", actor_id: "actB", token_id: null, badges: [], countdowns: [], sheet: { pain: 0 } },
+    ysolde: { name: "Ysolde", visibility: "full", actor_id: "actY", token_id: null, badges: [], countdowns: [] },
+  },
+  game: {},
+});
+
+test("module.json: id, compatibility, entry points, socket", () => {
+  assert.equal(module.id, "vigil");
+  assert.deepEqual(module.compatibility, { minimum: "12", verified: "13" });
+  assert.deepEqual(module.esmodules, ["scripts/main.js"]);
+  assert.deepEqual(module.styles, ["styles/vigil.css"]);
+  assert.equal(module.languages[0].path, "lang/en.json");
+  assert.equal(module.socket, true);
+  assert.match(module.manifest, /module\.json$/);
+  assert.match(module.download, /\.zip$/);
+});
+
+test("settings: server URL is a world setting, the token a client one", () => {
+  const { game } = browser(gm);
+  const spec = (k) => game.settings.specs.get(`${MODULE_ID}.${k}`);
+  assert.equal(spec("serverUrl").scope, "world");
+  assert.equal(spec("accessToken").scope, "client", "never a secret in a world setting");
+  assert.equal(spec("overlays").scope, "client", "overlays switch per client");
+  for (const { name, hint } of Object.values(SETTINGS)) assert.ok(lang[name] && lang[hint], name);
+});
+
+test("only the active GM syncs world time, and only when the clock follows it", async () => {
+  const env = browser(gm);
+  const conn = fakeConnection(mettle());
+  installSync(conn, env.Hooks);
+  env.Hooks.callAll("updateWorldTime", 3600, 60, {}, "gm1");
+  assert.deepEqual(conn.sent, [{ type: "clock.world", world_time: 3600 }]);
+  conn.state = mettle({ mode: "paused" });
+  env.Hooks.callAll("updateWorldTime", 3700, 100, {}, "gm1");
+  assert.equal(conn.sent.length, 1, "not following: the world clock is not pushed");
+
+  const other = browser(gm2); // a second GM, not the active one
+  const conn2 = fakeConnection(mettle());
+  installSync(conn2, other.Hooks);
+  other.Hooks.callAll("updateWorldTime", 4000, 300, {}, "gm1");
+  other.Hooks.callAll("updateCombat", { round: 1 }, { round: 1 }, {}, "gm1");
+  assert.deepEqual(conn2.sent, [], "two GMs never double an advance");
+  assert.equal(isActiveGM(), false);
+});
+
+test("combat: start, next round, end from the combat tracker's updates", () => {
+  assert.deepEqual(combatCommand({ in_combat: false, round: 0 }, { round: 1 }), { type: "combat.start" });
+  assert.deepEqual(combatCommand({ in_combat: true, round: 1 }, { round: 2 }), { type: "combat.next_round" });
+  assert.equal(combatCommand({ in_combat: true, round: 2 }, { round: 2 }), null);
+  assert.equal(combatCommand({ in_combat: false }, { turn: 3 }), null, "turn changes alone do nothing");
+  assert.equal(combatCommand({ in_combat: false }, { round: 0 }), null);
+
+  const env = browser(gm);
+  const conn = fakeConnection(mettle({ in_combat: true, round: 3 }));
+  installSync(conn, env.Hooks);
+  env.Hooks.callAll("updateCombat", { round: 4 }, { round: 4 }, {}, "gm1");
+  env.Hooks.callAll("deleteCombat", { started: true }, {}, "gm1");
+  assert.deepEqual(conn.sent, [{ type: "combat.next_round" }, { type: "combat.end" }]);
+});
+
+const dryhRolled = (visibility = "full") => ({
+  table: "t", system: "dryh", clock: { mode: "paused" },
+  characters: { mina: { name: "Mina", visibility, badges: [], countdowns: [] } },
+  game: { rolls: { mina: { phase: "rolled", opened_at: 5, dice: { discipline: [1, 5], exhaustion: [], madness: [6], pain: [2], helpers: {} }, successes: 1, success: false, dominant: "madness" } } },
+});
+const dryhOpen = () => ({ ...dryhRolled(), game: { rolls: { mina: { phase: "open", opened_at: 5, dice: null } } } });
+
+test("chat: the active GM posts one card per roll, with Dice So Nice showing the server's faces", async () => {
+  const env = browser(gm);
+  const posted = [];
+  globalThis.ChatMessage = { create: async (data) => posted.push(data) };
+  const shown = [];
+  env.game.dice3d = { show: async (data, user, sync) => shown.push([data, user, sync]) };
+  const conn = fakeConnection(dryhOpen());
+  installChat(conn);
+  conn.emitState(dryhOpen(), null); // snapshot: primes
+  conn.emitState(dryhRolled());
+  conn.emitState(dryhRolled()); // same roll again: no second card
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(posted.length, 1);
+  assert.match(posted[0].content, /Mina rolls/);
+  assert.match(posted[0].content, /Madness dominates/);
+  assert.equal(posted[0].speaker.alias, "Mina");
+  assert.deepEqual(shown[0][0].throws[0].dice.map((d) => d.result), [1, 5, 6, 2]);
+  assert.equal(shown[0][1].id, gm.id);
+
+  // Not the active GM → nothing; hidden characters never reach public chat.
+  assert.equal(newlyRolled(dryhRolled("hidden"), new Map()).length, 0);
+  browser(gm2);
+  const conn2 = fakeConnection(dryhOpen());
+  const before = posted.length;
+  installChat(conn2);
+  conn2.emitState(dryhOpen(), null);
+  conn2.emitState(dryhRolled());
+  assert.equal(posted.length, before);
+});
+
+test("chat card escapes names and marks successes", () => {
+  browser(gm);
+  const html = rollCardHtml("<b>x</b>", dryhRolled().game.rolls.mina);
+  assert.ok(!html.includes("<b>x</b>"));
+  assert.match(html, /vigil-discipline vigil-success">1</);
+  assert.equal(dsnData(dryhRolled().game.rolls.mina).throws[0].dice[0].type, "d6");
+});
+
+test("HUD: a Vigil button for the GM on any token, for a player on their own only", () => {
+  const env = browser(gm);
+  const doc = new FakeDocument();
+  const html = doc.createElement("div");
+  const right = doc.createElement("div");
+  right.setAttribute("class", "col right");
+  html.appendChild(right);
+  const opened = [];
+  const conn = fakeConnection(mettle());
+  installHud(conn, env.Hooks, (c, tokenDoc) => opened.push(tokenDoc.id));
+  const hud = { object: { document: { id: "t1", actorId: "actB" } } };
+  env.Hooks.callAll("renderTokenHUD", hud, html, {}); // v13: HTMLElement
+  const button = right.querySelector("[data-action=\"vigil\"]");
+  assert.ok(button, "button added to the right column");
+  assert.equal(button.title, "Vigil controls");
+  button.click();
+  assert.deepEqual(opened, ["t1"]);
+  env.Hooks.callAll("renderTokenHUD", { object: { document: { id: "t9", actorId: "zzz" } } }, [html], {}); // v12: jQuery
+  assert.equal(right.querySelectorAll("[data-action=\"vigil\"]").at(-1).title, "Link to Vigil");
+  assert.equal(hudRoot([html]), html);
+
+  const penv = browser(alice);
+  const phtml = doc.createElement("div");
+  const pconn = fakeConnection(mettle(), { role: "player", own: ["brannoc"] });
+  installHud(pconn, penv.Hooks, () => {});
+  penv.Hooks.callAll("renderTokenHUD", { object: { document: { id: "t2", actorId: "actY" } } }, phtml, {});
+  assert.equal(phtml.querySelector("[data-action=\"vigil\"]"), null, "not her character");
+  penv.Hooks.callAll("renderTokenHUD", { object: { document: { id: "t1", actorId: "actB" } } }, phtml, {});
+  assert.ok(phtml.querySelector("[data-action=\"vigil\"]"));
+});
+
+test("window: GM commands for the character, clock/combat, and linking", async () => {
+  browser(gm);
+  const doc = new FakeDocument();
+  const conn = fakeConnection(mettle());
+  const root = buildPanel(doc, { connection: conn, tokenDoc: { id: "t1", actorId: "actB" } });
+  root.querySelector("[data-action=\"mettle.pain\"]").click();
+  root.querySelector("[data-action=\"clock.follow\"]").click();
+  root.querySelector("[data-action=\"mettle.stabilize_by_fiat\"]").click();
+  assert.deepEqual(conn.sent[0], { type: "mettle.pain", char: "brannoc", amount: 1 });
+  assert.equal(conn.sent[1].type, "clock.follow");
+  assert.deepEqual(conn.sent[2], { type: "mettle.stabilize_by_fiat", char: "brannoc" });
+
+  const unlinked = { id: "tok9", actorId: "act9", actorLink: false, name: "Ghoul", actor: { name: "Ghoul", hasPlayerOwner: false } };
+  const r2 = buildPanel(doc, { connection: conn, tokenDoc: unlinked });
+  r2.querySelector("[data-action=\"create\"]").click();
+  assert.deepEqual(conn.sent.at(-1), { type: "character.create", id: "ghoul", name: "Ghoul", kind: "npc", actor_id: "act9", token_id: "tok9" });
+  r2.querySelector("[data-action=\"link\"]").click();
+  assert.deepEqual(conn.sent.at(-1), { type: "character.meta", char: "brannoc", actor_id: "act9", token_id: "tok9" });
+  assert.equal(slugId("Brannoc", { brannoc: {} }), "brannoc_2");
+  assert.equal(createCommand(mettle(), { id: "x", actorId: "a", actorLink: true }, { name: "Élise d'Or", hasPlayerOwner: true }).id, "elise_d_or");
+  assert.equal(linkCommand("c", { id: "x", actorId: "a", actorLink: true }).token_id, null, "linked actor: every token of it");
+});
+
+test("window: a player gets only the actions the server allows on their own character", () => {
+  browser(alice);
+  const doc = new FakeDocument();
+  const conn = fakeConnection(mettle(), { role: "player", own: ["brannoc"] });
+  const root = buildPanel(doc, { connection: conn, tokenDoc: { id: "t1", actorId: "actB" } });
+  const actions = root.querySelectorAll("button").map((b) => b.getAttribute("data-action"));
+  assert.deepEqual(actions, ["mettle.shake_off", "mettle.rest_start", "mettle.rest_stop"]);
+  const other = buildPanel(doc, { connection: conn, tokenDoc: { id: "t2", actorId: "actY" } });
+  assert.deepEqual(other.querySelectorAll("button"), []);
+  assert.deepEqual(actionsFor("dryh", { role: "player", own: true }).map((a) => a.id),
+    ["dryh.declare", "dryh.exhaustion_up", "dryh.roll", "dryh.hope_improve", "dryh.hope_spend", "dryh.recover_discipline"]);
+  assert.deepEqual(actionsFor("dryh", { role: "spectator", own: true }), []);
+  for (const sys of ["dryh", "mettle", "hursagmu"]) {
+    for (const a of [...actionsFor(sys, { role: "gm" }), ...TABLE_ACTIONS]) assert.ok(lang[`VIGIL.Action.${a.id}`], a.id);
+  }
+});
+
+test("unreachable server: a warning once, a status pill, then 'back' — Foundry unaffected", () => {
+  const env = browser(gm);
+  const doc = new FakeDocument();
+  const conn = new VigilConnection({ document: doc });
+  conn._onStatus("connecting");
+  conn._onStatus("reconnecting");
+  conn._onStatus("reconnecting");
+  const pill = doc.body.children[0];
+  assert.equal(pill.dataset.status, "reconnecting");
+  assert.equal(pill.textContent, "Vigil: server unreachable, retrying…");
+  assert.equal(env.ui.notifications.messages.filter(([lvl]) => lvl === "warn").length, 1);
+  conn._onStatus("connected");
+  assert.equal(pill.textContent, "Vigil: connected");
+  assert.deepEqual(env.ui.notifications.messages.at(-1), ["info", lang["VIGIL.Notify.Back"]]);
+});
+
+test("a GM without a server URL is told; without a token a player waits", () => {
+  const env = browser(gm);
+  const conn = new VigilConnection({ document: new FakeDocument(), WebSocketImpl: class { constructor() { throw new Error("no"); } } });
+  assert.equal(conn.start(), null);
+  assert.deepEqual(env.ui.notifications.messages, [["info", lang["VIGIL.Notify.NoUrl"]]]);
+  browser(alice);
+  globalThis.game.settings.values.set("vigil.serverUrl", "ws://x/ws");
+  assert.equal(new VigilConnection({ document: new FakeDocument() }).start(), null);
+});
+
+const actors = [
+  { id: "actB", testUserPermission: (u, level) => level === "OWNER" && u.id === "u-alice" },
+  { id: "actY", testUserPermission: (u, level) => level === "OWNER" && u.id === "u-bob" },
+];
+
+test("v13: the player asks the active GM, who delivers a minted token by a query to that user only", async () => {
+  const gmEnv = browser(gm, { queries: true, actors });
+  const gmConn = fakeConnection(mettle());
+  const gmDelivery = new TokenDelivery(gmConn, gmEnv);
+  gmDelivery.registerQueries();
+  const aliceEnv = browser(alice, { queries: true, actors });
+  const aliceDelivery = new TokenDelivery(fakeConnection(null, { role: "player" }), aliceEnv);
+  aliceDelivery.registerQueries();
+  const bobEnv = browser(bob, { queries: true, actors });
+  new TokenDelivery(fakeConnection(null), bobEnv).registerQueries();
+  const envOf = { gm1: gmEnv, "u-alice": aliceEnv, "u-bob": bobEnv };
+  const calls = [];
+  // Foundry routes user.query(name) to that user's browser, with the asker as `user`.
+  for (const env of Object.values(envOf)) {
+    env.game.routeQuery = (target, name, data) => {
+      calls.push([env.game.user.id, target.id, name]);
+      return envOf[target.id].CONFIG.queries[name](data, { user: env.game.user });
+    };
+  }
+  assert.equal(aliceEnv.game.users.activeGM.id, gm.id);
+  const ok = await aliceDelivery.request();
+  aliceDelivery.stop();
+  assert.equal(ok, true);
+  assert.deepEqual(calls, [["u-alice", "gm1", QUERY_REQUEST], ["gm1", "u-alice", QUERY_DELIVER]]);
+  assert.deepEqual(gmConn.sent, [{ type: "token.mint", role: "player", chars: ["brannoc"], label: "foundry:Alice" }]);
+  assert.equal(aliceEnv.game.settings.values.get("vigil.accessToken"), "tok-for-brannoc");
+  assert.equal(bobEnv.game.settings.values.get("vigil.accessToken"), "", "Bob received nothing");
+  // A non-GM cannot push a token into Alice's browser.
+  assert.equal(await aliceEnv.CONFIG.queries[QUERY_DELIVER]({ token: "evil" }, { user: bob }), false);
+  assert.equal(await gmEnv.CONFIG.queries[QUERY_REQUEST]({}, { user: gm2 }), false, "no token for a GM user");
+  assert.equal(aliceEnv.game.settings.values.get("vigil.accessToken"), "tok-for-brannoc");
+});
+
+test("v12: the token travels sealed to the player's key; other players cannot read it", async () => {
+  const hub = new SocketHub();
+  const gmEnv = browser(gm, { socket: null, actors });
+  gmEnv.game.socket = hub.socketFor("gm1");
+  const gmConn = fakeConnection(mettle());
+  const gmDel = new TokenDelivery(gmConn, gmEnv);
+  await gmDel.start();
+  const aliceEnv = browser(alice, { actors });
+  aliceEnv.game.socket = hub.socketFor("u-alice");
+  const aliceDel = new TokenDelivery(fakeConnection(null), aliceEnv);
+  const bobEnv = browser(bob, { actors });
+  bobEnv.game.socket = hub.socketFor("u-bob");
+  const bobDel = new TokenDelivery(fakeConnection(null), bobEnv);
+  await bobDel.start(); // Bob asks too, later; he has no character of Alice's
+  bobDel.stop();
+  await aliceDel.start();
+  aliceDel.stop();
+  // Let the async socket handlers run.
+  for (let i = 0; i < 50 && aliceEnv.game.settings.values.get("vigil.accessToken") === ""; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(aliceEnv.game.settings.values.get("vigil.accessToken"), "tok-for-brannoc");
+  assert.ok(alice.getFlag("vigil", "pubkey").x, "public key published in her own user flags");
+  const deliveries = hub.log.filter((m) => m.event === SOCKET && m.data.kind === "token-delivery");
+  const toAlice = deliveries.find((m) => m.data.to === "u-alice");
+  assert.ok(toAlice);
+  assert.ok(!JSON.stringify(hub.log).includes("tok-for-brannoc"), "the token never crosses the socket in clear");
+  // Bob saw the box (the v12 socket reaches everyone) but cannot open it.
+  await assert.rejects(open(bobDel.keys.privateKey, toAlice.data.box, `vigil-token-v1|test-world|u-alice`));
+  // Bob got his own character's token, sealed to his own key.
+  for (let i = 0; i < 50 && bobEnv.game.settings.values.get("vigil.accessToken") === ""; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(bobEnv.game.settings.values.get("vigil.accessToken"), "tok-for-ysolde");
+});
+
+test("sealed boxes: bound to key and context, tamper-evident", async () => {
+  const a = await generateKeyPair();
+  const b = await generateKeyPair();
+  const box = await seal(a.publicJwk, { token: "secret" }, "ctx|a");
+  assert.deepEqual(await open(a.privateKey, box, "ctx|a"), { token: "secret" });
+  await assert.rejects(open(b.privateKey, box, "ctx|a"), "another key");
+  await assert.rejects(open(a.privateKey, box, "ctx|b"), "another recipient context");
+  const tampered = { ...box, ct: box.ct.slice(0, -4) + (box.ct.endsWith("AAAA") ? "BBBB" : "AAAA") };
+  await assert.rejects(open(a.privateKey, tampered, "ctx|a"), "tampered");
+  assert.ok(!JSON.stringify(box).includes("secret"));
+});
