@@ -192,8 +192,8 @@ PORT=$(free_port)
 docker volume create "$VOLUME" > /dev/null
 # --network host: dockerd runs with --bridge=none here; the server binds 127.0.0.1 only.
 docker run -d --name "$NAME" --network host -v "$VOLUME:/data" \
-    -e VIGIL_PORT="$PORT" -e VIGIL_LOG_FORMAT=json --health-interval 1s --health-start-period 30s \
-    "$IMAGE" vigil serve --host 127.0.0.1 --port "$PORT" --data-dir /data > /dev/null
+    -e VIGIL_HOST=127.0.0.1 -e VIGIL_PORT="$PORT" -e VIGIL_LOG_FORMAT=json \
+    --health-interval 1s --health-start-period 30s "$IMAGE" > /dev/null  # the image's own CMD
 wait_healthy 60
 [ "$(docker exec "$NAME" id -u)" != 0 ] || die "the server runs as root"
 log "healthy on 127.0.0.1:$PORT as user $(docker exec "$NAME" id -un) (HEALTHCHECK passed)"
