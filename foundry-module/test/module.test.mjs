@@ -225,11 +225,11 @@ test("window: a player gets only the actions the server allows on their own char
   const conn = fakeConnection(mettle(), { role: "player", own: ["brannoc"] });
   const root = buildPanel(doc, { connection: conn, tokenDoc: { id: "t1", actorId: "actB" } });
   const actions = root.querySelectorAll("button").map((b) => b.getAttribute("data-action"));
-  assert.deepEqual(actions, ["mettle.shake_off", "mettle.rest_start", "mettle.rest_stop"]);
+  assert.deepEqual(actions, ["mettle.shake_off", "mettle.effort", "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous"]);
   const other = buildPanel(doc, { connection: conn, tokenDoc: { id: "t2", actorId: "actY" } });
   assert.deepEqual(other.querySelectorAll("button"), []);
   assert.deepEqual(actionsFor("dryh", { role: "player", own: true }).map((a) => a.id),
-    ["dryh.declare", "dryh.exhaustion_up", "dryh.roll", "dryh.hope_improve", "dryh.hope_spend", "dryh.recover_discipline"]);
+    ["dryh.declare", "dryh.exhaustion_up", "dryh.help", "dryh.help_leave", "dryh.roll", "dryh.hope_improve", "dryh.choose", "dryh.hope_spend", "dryh.recover_discipline"]);
   assert.deepEqual(actionsFor("dryh", { role: "spectator", own: true }), []);
   for (const sys of ["dryh", "mettle", "hursagmu"]) {
     for (const a of [...actionsFor(sys, { role: "gm" }), ...TABLE_ACTIONS]) assert.ok(lang[`VIGIL.Action.${a.id}`], a.id);

@@ -30,8 +30,10 @@ PLAYER_OWN: dict[str, tuple[str, ...]] = {
     "mettle.rest_stop": ("char",),
     "mettle.strenuous": ("char",),
     "mettle.stabilize": ("helper",),
-    # Hursagmu: giving up an action to rest off stuns (HUR-07)
+    # Hursagmu: giving up an action to rest off stuns (HUR-07), and the
+    # athlete roll to break one's own fall (HUR-14; the command carries it)
     "hursagmu.rest": ("char",),
+    "hursagmu.fall": ("char",),
 }
 
 # Any player of the table (DRYH-09: "any player may spend 1 hope" to improve

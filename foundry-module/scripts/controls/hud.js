@@ -7,6 +7,7 @@
 import { characterForToken } from "../overlay/model.js";
 import { t } from "../settings.js";
 import { openPanel } from "./panel.js";
+import { offeredFor } from "./actions.js";
 
 export function hudRoot(html) {
   if (!html) return null;
@@ -14,13 +15,16 @@ export function hudRoot(html) {
   return html[0] ?? null; // jQuery
 }
 
-/** Whether this user gets a Vigil button on this token. */
+/** Whether this user gets a Vigil button on this token: a player on their
+ * own characters, and on another's while it offers them something (DRYH-09:
+ * any player may spend hope on a protagonist's roll). */
 export function wantsButton(connection, tokenDoc) {
   const client = connection.client;
   if (!client || client.status !== "connected") return false;
   if (client.role === "gm") return true;
   const char = characterForToken(connection.state, tokenDoc);
-  return Boolean(char && client.ownCharacters.includes(char));
+  if (!char) return false;
+  return client.ownCharacters.includes(char) || offeredFor(connection.state, char, client).length > 0;
 }
 
 export function installHud(connection, Hooks = globalThis.Hooks, open = openPanel) {

@@ -5,7 +5,7 @@
  * that nothing user-supplied is ever parsed as HTML.
  */
 
-import { actionsFor, TABLE_ACTIONS } from "./actions.js";
+import { offeredFor, tableActionsFor, fieldsOf, optionsOf } from "./actions.js";
 import { characterForToken } from "../overlay/model.js";
 import { t } from "../settings.js";
 
@@ -41,6 +41,46 @@ function el(doc, tag, attrs = {}, text = null) {
   return e;
 }
 
+/**
+ * One input of an action's field, inside its label (so screen readers and
+ * clicks on the text find it). `data-key` names it across re-renders.
+ */
+function fieldInput(doc, actionId, f, ctx) {
+  const label = el(doc, "label", { class: "vigil-field" }, t(`VIGIL.Field.${f.name}`));
+  const key = `${actionId}.${f.name}`;
+  let input;
+  if (f.kind === "select" || f.kind === "pick") {
+    input = el(doc, "select", { name: f.name, "data-key": key });
+    if (f.empty) input.appendChild(el(doc, "option", { value: "" }, t(f.empty)));
+    const options = f.kind === "pick" ? f.choices(ctx) : optionsOf(f, ctx).map(([value, k]) => [value, t(k)]);
+    for (const [value, text] of options) input.appendChild(el(doc, "option", { value }, text));
+  } else if (f.kind === "check") {
+    input = el(doc, "input", { type: "checkbox", name: f.name, "data-key": key });
+  } else if (f.kind === "text") {
+    input = el(doc, "input", { type: "text", name: f.name, "data-key": key, maxlength: String(f.maxlength ?? 64) });
+  } else {
+    input = el(doc, "input", { type: "number", name: f.name, "data-key": key, step: f.step ?? "1" });
+    if (f.min !== undefined) input.setAttribute("min", String(f.min));
+    if (f.max !== undefined) input.setAttribute("max", String(f.max));
+    if (f.value !== undefined) input.setAttribute("value", String(f.value));
+  }
+  label.appendChild(input);
+  return { f, label, input };
+}
+
+/** A field's value as the action's body expects it (null when empty). */
+function readField({ f, input }) {
+  if (f.kind === "check") return Boolean(input.checked);
+  if (f.kind === "text") return String(input.value ?? "").trim();
+  if (f.kind === "number") {
+    const n = input.value === "" ? NaN : Number(input.value);
+    return Number.isFinite(n) ? n : null;
+  }
+  return input.value || null;
+}
+
+const isRequired = (f) => f.required || (f.kind === "pick" && !f.empty);
+
 /** Build the window's content for a token (pure DOM, testable with a fake document). */
 export function buildPanel(doc, { connection, tokenDoc }) {
   const root = el(doc, "div", { class: "vigil-panel" });
@@ -48,12 +88,13 @@ export function buildPanel(doc, { connection, tokenDoc }) {
   const state = connection.state;
   const role = client?.role;
   const charId = tokenDoc ? characterForToken(state, tokenDoc) : null;
+  // Refusals are already shown, localized, by connection.send (errorText).
   const run = (body) => connection.send(body).catch(() => {});
 
   if (tokenDoc && !charId) {
     root.appendChild(el(doc, "p", {}, t("VIGIL.Panel.Unlinked")));
     if (role === "gm") {
-      const select = el(doc, "select", { name: "link" });
+      const select = el(doc, "select", { name: "link", "aria-label": t("VIGIL.Panel.LinkTo") });
       for (const [id, ch] of Object.entries(state?.characters ?? {})) select.appendChild(el(doc, "option", { value: id }, ch.name));
       const link = el(doc, "button", { type: "button", "data-action": "link" }, t("VIGIL.Panel.LinkTo"));
       link.addEventListener("click", () => select.value && run(linkCommand(select.value, tokenDoc)));
@@ -64,17 +105,40 @@ export function buildPanel(doc, { connection, tokenDoc }) {
   }
 
   if (charId) {
-    const own = (client?.ownCharacters ?? []).includes(charId);
-    const actions = actionsFor(state.system, { role, own });
-    const amount = el(doc, "input", { type: "number", name: "amount", value: "1", min: "0", max: "30" });
+    const ownCharacters = client?.ownCharacters ?? [];
+    const ctx = { state, char: charId, role, own: ownCharacters.includes(charId) };
+    const actions = offeredFor(state, charId, { role, ownCharacters });
+    const amount = el(doc, "input", { type: "number", name: "amount", "data-key": "amount", value: "1", min: "0", max: "30" });
     const label = el(doc, "label", {}, t("VIGIL.Panel.Amount"));
     label.appendChild(amount);
     if (actions.some((a) => a.amount)) root.appendChild(label);
     const box = el(doc, "div", { class: "vigil-actions" });
     for (const a of actions) {
-      const b = el(doc, "button", { type: "button", "data-action": a.id }, t(`VIGIL.Action.${a.id}`));
-      b.addEventListener("click", () => run(a.body(charId, Math.max(0, Number(amount.value) || 0))));
-      box.appendChild(b);
+      const text = t(`VIGIL.Action.${a.id}`);
+      const b = el(doc, "button", { type: "button", "data-action": a.id }, text);
+      const inputs = fieldsOf(a, ctx).map((f) => fieldInput(doc, a.id, f, ctx));
+      b.addEventListener("click", () => {
+        const values = {};
+        for (const i of inputs) {
+          values[i.f.name] = readField(i);
+          const missing = isRequired(i.f) && (values[i.f.name] === null || values[i.f.name] === "");
+          i.input.setAttribute("aria-invalid", String(missing));
+          if (missing) {
+            globalThis.ui?.notifications?.warn(t("VIGIL.Panel.Missing", { field: t(`VIGIL.Field.${i.f.name}`) }));
+            i.input.focus?.();
+            return;
+          }
+        }
+        run(a.body(charId, Math.max(0, Number(amount.value) || 0), values, ctx));
+      });
+      if (!inputs.length) {
+        box.appendChild(b);
+        continue;
+      }
+      const form = el(doc, "div", { class: "vigil-form", role: "group", "aria-label": text, "data-form": a.id });
+      for (const i of inputs) form.appendChild(i.label);
+      form.appendChild(b);
+      box.appendChild(form);
     }
     root.appendChild(box);
   }
@@ -82,7 +146,12 @@ export function buildPanel(doc, { connection, tokenDoc }) {
   if (role === "gm") {
     const box = el(doc, "div", { class: "vigil-actions vigil-table" });
     box.appendChild(el(doc, "h4", {}, `${t("VIGIL.Panel.Clock")} / ${t("VIGIL.Panel.Combat")}`));
-    for (const a of TABLE_ACTIONS) {
+    let heading = false;
+    for (const a of tableActionsFor(state?.system)) {
+      if (a.system && !heading) {
+        box.appendChild(el(doc, "h4", {}, t("VIGIL.Panel.Table")));
+        heading = true;
+      }
       const b = el(doc, "button", { type: "button", "data-action": a.id }, t(`VIGIL.Action.${a.id}`));
       b.addEventListener("click", () => run(a.body()));
       box.appendChild(b);
@@ -90,6 +159,25 @@ export function buildPanel(doc, { connection, tokenDoc }) {
     root.appendChild(box);
   }
   return root;
+}
+
+/**
+ * Keep what the user typed or picked when the window is rebuilt for a new
+ * state (which happens on every patch). Returns the input in `to` that
+ * stands for `active` (to be focused once `to` is in the document).
+ */
+export function carryInputs(from, to, active = globalThis.document?.activeElement) {
+  const fresh = new Map([...to.querySelectorAll("[data-key]")].map((i) => [i.getAttribute("data-key"), i]));
+  let focus = null;
+  for (const old of from.querySelectorAll("[data-key]")) {
+    const input = fresh.get(old.getAttribute("data-key"));
+    if (!input || input.tagName !== old.tagName) continue;
+    if (old === active) focus = input;
+    if (input.tagName === "SELECT" && ![...input.querySelectorAll("option")].some((o) => o.getAttribute("value") === old.value)) continue;
+    input.value = old.value;
+    if (old.type === "checkbox") input.checked = old.checked;
+  }
+  return focus;
 }
 
 /** The window class, created lazily because ApplicationV2 exists only inside Foundry. */
@@ -124,7 +212,9 @@ export function panelClass() {
     }
 
     _replaceHTML(result, content) {
+      const focus = carryInputs(content, result);
       content.replaceChildren(result);
+      focus?.focus();
     }
 
     async close(options) {

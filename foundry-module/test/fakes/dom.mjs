@@ -1,5 +1,6 @@
 /** Just enough DOM for the HUD button, the status pill and the window's
- * content (Node has no DOM): elements, classes, attributes, click listeners. */
+ * content (Node has no DOM): elements, classes, attributes (and [attr] / [attr="v"]
+ * selectors), form values, click listeners. */
 export class FakeElement {
   constructor(tag, ownerDocument) {
     this.tagName = tag.toUpperCase();
@@ -11,17 +12,25 @@ export class FakeElement {
     this.textContent = "";
     this.className = "";
     this.value = "";
+    this.checked = false;
   }
+  get type() { return this.attributes.type ?? ""; }
+  set type(v) { this.attributes.type = String(v); }
   setAttribute(k, v) { this.attributes[k] = String(v); if (k === "class") this.className = String(v); if (k === "value") this.value = String(v); }
   getAttribute(k) { return this.attributes[k] ?? null; }
-  appendChild(c) { this.children.push(c); c.parentNode = this; if (this.tagName === "SELECT" && !this.value && c.value) this.value = c.value; return c; }
+  appendChild(c) { this.children.push(c); c.parentNode = this; if (this.tagName === "SELECT" && this.children.length === 1) this.value = c.value; return c; }
   append(...cs) { cs.forEach((c) => this.appendChild(c)); }
   replaceChildren(...cs) { this.children = []; this.append(...cs); }
   addEventListener(type, fn) { (this.listeners[type] ??= []).push(fn); }
   click() { for (const fn of this.listeners.click ?? []) fn({ preventDefault() {} }); }
   matches(sel) {
     if (/^[a-z]+$/.test(sel)) return this.tagName === sel.toUpperCase();
-    if (sel.startsWith("[data-action=")) return this.attributes["data-action"] === sel.slice(14, -2) || this.dataset.action === sel.slice(14, -2);
+    const attr = /^\[([\w-]+)(?:="(.*)")?\]$/.exec(sel);
+    if (attr) {
+      const [, name, want] = attr;
+      const have = this.attributes[name] ?? (name.startsWith("data-") ? this.dataset[name.slice(5)] : undefined);
+      return want === undefined ? have !== undefined : have === want;
+    }
     const classes = sel.split(".").filter(Boolean);
     const mine = this.className.split(/\s+/);
     return classes.every((c) => mine.includes(c));
