@@ -253,7 +253,7 @@ test("players are offered exactly what permissions.py lets them send; the GM eve
   const doc = new FakeDocument();
   const cases = [
     [mettle(), "brannoc", ["mettle.shake_off", "mettle.effort", "mettle.stabilize", "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous"]],
-    [hursagmu(), "gil", ["hursagmu.fall", "hursagmu.rest"]],
+    [hursagmu(), "gil", ["hursagmu.rest"]],
     [dryh(), "jack", ["dryh.declare", "dryh.exhaustion_up", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
     [dryh({ rolls: { mina: { phase: "open", helpers: [], pending: {} } } }), "jack",
       ["dryh.declare", "dryh.exhaustion_up", "dryh.help", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],

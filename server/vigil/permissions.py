@@ -30,11 +30,23 @@ PLAYER_OWN: dict[str, tuple[str, ...]] = {
     "mettle.rest_stop": ("char",),
     "mettle.strenuous": ("char",),
     "mettle.stabilize": ("helper",),
-    # Hursagmu: giving up an action to rest off stuns (HUR-07), and the
-    # athlete roll to break one's own fall (HUR-14; the command carries it)
+    # Hursagmu: giving up an action to rest off stuns (HUR-07). A fall stays
+    # the GM's: its command carries the harm (spaces) with the athlete roll.
     "hursagmu.rest": ("char",),
-    "hursagmu.fall": ("char",),
 }
+
+# Fields that are the GM's input even in a command a player may send: a
+# player sending them is refused (MET-02/MET-11: the GM submits the lot and
+# the TN; a player's stabilize attempt takes the table's stabilize_tn).
+# Each maps to its default: a player's command must leave it there.
+GM_ONLY_FIELDS: dict[str, dict[str, Any]] = {
+    "mettle.stabilize": {"tn": None, "modifiers": 0, "lot": None},
+}
+
+# Fields naming characters a command acts on; for a player each must be
+# its own or one it may see (DESIGN "Visibility"), so that a hidden
+# character can be neither probed nor touched.
+TARGET_FIELDS: tuple[str, ...] = ("char", "helper", "who", "patient", "healer")
 
 # Any player of the table (DRYH-09: "any player may spend 1 hope" to improve
 # the protagonist's roll).
@@ -67,6 +79,9 @@ def allowed(role: str, own: frozenset[str], tag: str, body: dict[str, Any]) -> b
         return bool(own)
     fields = PLAYER_OWN.get(tag)
     if fields is None:
+        return False
+    gm_only = GM_ONLY_FIELDS.get(tag, {})
+    if any(body.get(name, default) != default for name, default in gm_only.items()):
         return False
     for name in fields:
         value = body.get(name)

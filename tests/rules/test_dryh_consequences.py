@@ -233,7 +233,8 @@ def test_dryh_full_conflict_through_all_phases() -> None:
     t, _ = run(t, c.DespairSpend(char="a", pool="pain", op="remove"))
     assert t.rolls["a"].dice.pain == [1, 2] and (t.despair, t.hope) == (0, 2)  # type: ignore[union-attr]
     refused(t, c.DespairSpend(char="a", pool="pain"), "no_despair")
-    assert SYSTEM.derived(t, "a")["roll"]["dominant"] == "madness"
+    everyone = frozenset(t.characters)
+    assert SYSTEM.public_table(t, everyone, frozenset())["rolls"]["a"]["dominant"] == "madness"
     t, ev = run(t, c.Resolve(char="a"))
     resolved = ev[0]
     assert resolved.code == "roll_resolved"

@@ -172,13 +172,13 @@ def test_derived_summary_and_public_roll() -> None:
         "flight_free": 3,
         "exhaustion_to_crash": 2,
         "recover_cost": 3,
-        "in_roll": None,
-        "roll": None,
+        "in_a_roll": False,
     }
     assert SYSTEM.public_roll(t, "a") is None
     assert SYSTEM.summary(t, "a") == Summary()
     t, _ = run(t, c.Open(char="a", pain=1, kind="nightmare"))
-    assert SYSTEM.derived(t, "a")["roll"]["strengths"] is None
+    everyone = frozenset(t.characters)
+    assert SYSTEM.public_table(t, everyone, frozenset())["rolls"]["a"]["strengths"] is None
     assert SYSTEM.public_roll(t, "a") == {
         "phase": "open",
         "kind": "nightmare",
@@ -190,9 +190,9 @@ def test_derived_summary_and_public_roll() -> None:
     t, _ = run(t, c.Roll(char="a"), [6, 1, 3, 3, 3, 3, 3, 2])
     pub = SYSTEM.public_roll(t, "a")
     assert pub is not None and pub["dice"]["pain"] == [2] and pub["dominant"] == "discipline"
-    d = SYSTEM.derived(t, "a")
-    assert d["in_roll"] == "a" and d["roll"]["strengths"]["exhaustion"] == 3
-    assert d["roll"]["successes"] == 6
+    assert SYSTEM.derived(t, "a")["in_a_roll"] is True
+    roll = SYSTEM.public_table(t, everyone, frozenset())["rolls"]["a"]
+    assert roll["strengths"]["exhaustion"] == 3 and roll["successes"] == 6
     for fn in (SYSTEM.derived, SYSTEM.summary, SYSTEM.public_roll):
         with pytest.raises(RuleError):
             fn(t, "zz")
@@ -247,3 +247,17 @@ def test_every_code_has_an_english_template() -> None:
     t, more = run(t, c.Resolve(char="a"))
     for event in ev + more:
         assert not re.search(r"\{[a-z_]+\}", english(event)), english(event)
+
+
+def test_public_table_leaves_out_helpers_the_viewer_may_not_see() -> None:
+    """DESIGN "Visibility": a hidden helper (DRYH-03) shows in no one's view
+    but the GM's — not its id, not its dice, not its pending choice."""
+    t = new_table({"a": {}, "ghost": {}})
+    t, _ = run(t, c.Open(char="a", pain=1, kind="environmental"))
+    t, _ = run(t, c.Help(char="a", helper="ghost"))
+    t, _ = run(t, c.Roll(char="a"), [6, 1, 3, 3, 2, 2, 2])
+    gm = SYSTEM.public_table(t, frozenset({"a", "ghost"}), frozenset())["rolls"]["a"]
+    assert gm["helpers"] == ["ghost"] and "ghost" in gm["dice"]["helpers"]
+    for full, status in ((frozenset({"a"}), frozenset()), (frozenset(), frozenset({"a"}))):
+        seen = SYSTEM.public_table(t, full, status)["rolls"]["a"]
+        assert "ghost" not in str(seen), seen

@@ -203,3 +203,29 @@ def test_met11_stabilize_lot_drawn_with_weights() -> None:
     out = run(table, stabilize(tn=99), dice=RandomDice(3))
     params = one(out.events, "stabilize_attempt").params
     assert (params["lot"], params["lot_drawn"], params["passed"]) == ("crit", True, True)
+
+
+def test_met11_a_player_attempt_uses_the_tables_stabilize_tn() -> None:
+    """MET-11: the TN is the GM's input. An attempt without one (a player's,
+    as the helper) takes the table option ``stabilize_tn``; with neither it
+    is refused and nothing (not even a kit use) is spent."""
+    from vigil.rules import engine
+    from vigil.rules.commands import AddCharacter
+    from vigil.rules.system import Actor, Ctx
+
+    system = SYSTEM
+    gm = Ctx(dice=RandomDice(3), actor=Actor("gm", "gm"))
+    t = system.new_table({})
+    t = engine.apply(system, t, AddCharacter(id="n", sheet={"mettle": 3}), gm).state
+    helper = {"mettle": 5, "kits": {"herbs": 2}, "disciplines": {"survival": 4}}
+    t = engine.apply(system, t, AddCharacter(id="h", sheet=helper), gm).state
+    t = engine.apply(system, t, c.Pain(char="n", amount=6), gm).state
+    attempt = c.Stabilize(char="n", helper="h", discipline="survival", kit="herbs")
+    with pytest.raises(RuleError) as err:
+        engine.apply(system, t, attempt, gm)
+    assert err.value.code == "tn_required"
+    t2 = system.new_table({"stabilize_tn": 3})
+    t2.characters = t.characters
+    out = engine.apply(system, t2, attempt, gm)
+    event = next(e for e in out.events if e.code == "stabilize_attempt")
+    assert event.params["tn"] == 3 and out.state.characters["h"].kits["herbs"] == 1

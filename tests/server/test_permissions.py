@@ -115,3 +115,59 @@ async def test_key_rotation_kills_every_old_token(running: Running) -> None:
     assert (await running.connect(spectator_token, expect_state=False)).errors
     fresh = await running.connect(result["token"])
     assert fresh.welcome is not None and fresh.welcome["role"] == "gm"
+
+
+async def test_players_can_neither_probe_nor_touch_hidden_characters(running: Running) -> None:
+    """A hidden or unknown target gets the same ``forbidden``: nothing about
+    a hidden character leaks through error codes or side effects."""
+    table, gm = await running.table("dryh", {"me": {}, "ghost": {}, "pc": {}}, ghost="hidden")
+    player = await running.connect(await running.mint(gm, "player", ["me"]))
+    await gm.ok({"type": "dryh.open", "char": "ghost", "pain": 1, "kind": "environmental"})
+    rev = gm.rev
+    for body in (
+        {"type": "dryh.help", "char": "ghost", "helper": "me"},
+        {"type": "dryh.hope_improve", "char": "ghost"},
+        {"type": "dryh.hope_improve", "char": "nobody"},
+        {"type": "dryh.help", "char": "nobody", "helper": "me"},
+    ):
+        reply = await player.cmd(body)
+        assert reply["type"] == "error" and reply["code"] == "forbidden", (body, reply)
+    assert gm.rev == rev
+
+
+async def test_the_stabilize_tn_and_lot_are_the_gms(running: Running) -> None:
+    """MET-02/MET-11: a player may attempt a stabilize as the helper, but the
+    TN, modifiers and lot are the GM's input (the table's stabilize_tn)."""
+    helper = {"mettle": 5, "kits": {"herbs": 3}, "disciplines": {"survival": 2}}
+    table, gm = await running.table("mettle", {"h": helper, "n": {"mettle": 3}})
+    player = await running.connect(await running.mint(gm, "player", ["h"]))
+    await gm.ok({"type": "mettle.pain", "char": "n", "amount": 6})
+    attempt = {"type": "mettle.stabilize", "char": "n", "helper": "h", "discipline": "survival",
+               "kit": "herbs"}
+    for extra in ({"tn": 0}, {"lot": "crit"}, {"modifiers": 50}):
+        reply = await player.cmd({**attempt, **extra})
+        assert reply["code"] == "forbidden", extra
+    assert (await player.cmd(attempt))["code"] == "tn_required"
+    await gm.ok({"type": "table.options", "options": {"stabilize_tn": 12}})
+    await player.ok(attempt)
+    page = await gm.request({"type": "history", "table": table, "limit": 1})
+    event = next(e for e in page["entries"][0]["events"] if e["code"] == "stabilize_attempt")
+    assert event["params"]["tn"] == 12
+
+
+async def test_archiving_closes_and_refuses_non_gm_connections(running: Running) -> None:
+    table, gm = await running.table("mettle", {"a": {"mettle": 3}})
+    player = await running.connect(await running.mint(gm, "player", ["a"]))
+    await gm.ok({"type": "table.archive", "archived": True})
+    await player.wait_for(lambda c: c.ws.close_code is not None)
+    assert player.ws.close_code == 4005
+    await gm.ok({"type": "mettle.rattle", "char": "a", "amount": 1})  # the GM still works
+
+
+async def test_an_expired_token_ends_its_connection(running: Running) -> None:
+    table, gm = await running.table("mettle", {"a": {"mettle": 3}})
+    minted = await gm.ok({"type": "token.mint", "role": "spectator", "ttl_days": 1.5 / 86400})
+    watcher = await running.connect(minted["token"])
+    assert watcher.state is not None
+    await watcher.wait_for(lambda c: c.ws.close_code is not None, timeout=5)
+    assert watcher.ws.close_code == 4002

@@ -91,3 +91,14 @@ async def test_archive_and_delete(running: Running) -> None:
     await gm.wait_for(lambda c: c.ws.close_code is not None)
     assert gm.ws.close_code == 4004
     assert await op.ok({"type": "table.list"}) == []
+
+
+async def test_import_refuses_a_broken_document(running: Running) -> None:
+    table, gm = await running.table("mettle", {"a": {"mettle": 3}})
+    exported = await gm.ok({"type": "table.export"})
+    op = await running.operator()
+    for broken in ({"meta": [1]}, {"meta": {"zz": {"name": "Z"}}}, {"clock": "soon"}, {"system": "chess"}):
+        document = {**exported, "doc": {**exported["doc"], **broken}}
+        reply = await op.cmd({"type": "table.import", "document": document})
+        assert reply["code"] == "bad_document", broken
+    assert [t["id"] for t in await op.ok({"type": "table.list"})] == [table]

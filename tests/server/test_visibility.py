@@ -89,3 +89,16 @@ async def test_dryh_status_viewer_sees_roll_dice_not_numbers(running: Running) -
     assert roll["dice"] is not None and len(roll["dice"]["pain"]) == 3
     assert "exhaustion_at_roll" not in roll and "declared" not in _walk_strings(roll)
     assert "sheet" not in spectator.state["characters"]["villain"]
+
+
+async def test_history_hides_gm_only_table_events_and_hidden_names(running: Running) -> None:
+    table, gm = await running.table("dryh", {"pc": {}, "ghost": {}}, ghost="hidden")
+    spectator = await running.connect(await running.mint(gm, "spectator"))
+    await gm.ok({"type": "table.options", "options": {"response_boxes": 4}})
+    await gm.ok({"type": "dryh.open", "char": "pc", "pain": 1, "kind": "environmental"})
+    await gm.ok({"type": "dryh.help", "char": "pc", "helper": "ghost"})
+    page = await spectator.request({"type": "history", "table": table})
+    text = json.dumps(page)
+    assert "ghost" not in text and "response_boxes" not in text
+    codes = [e["code"] for entry in page["entries"] for e in entry["events"]]
+    assert "roll_opened" in codes and "options_changed" not in codes

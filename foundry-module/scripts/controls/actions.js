@@ -90,6 +90,7 @@ const injuriesOf = (ctx) => (sheetOf(ctx)?.injuries ?? []).map((i) => [i.id, `${
 
 /** An optional field goes into a command only when set to something other
  * than the server's default for it (none, "", false, 0). */
+const isGM = (ctx) => ctx.role === "gm";
 const given = (key, value) => ([null, undefined, "", false, 0].includes(value) ? {} : { [key]: value });
 
 /** amount: the command takes the window's number field. */
@@ -117,13 +118,15 @@ const ACTIONS = {
         { name: "patient", kind: "pick", choices: dyingOthers },
         { name: "discipline", kind: "select", options: ["survival", "ingenuity", "lore", "intuition"] },
         { name: "kit", kind: "pick", choices: kitsOf },
-        { name: "tn", kind: "number", min: -1000, max: 1000, required: true },
-        { name: "modifiers", kind: "number", min: -1000, max: 1000, value: 0 },
-        { name: "lot", kind: "select", options: ["auto", "crit", "plain", "fail"] },
+        // The TN, modifiers and lot are the GM's input (MET-02/MET-11); a
+        // player's attempt takes the table's stabilize_tn on the server.
+        { name: "tn", kind: "number", min: -1000, max: 1000, required: true, when: isGM },
+        { name: "modifiers", kind: "number", min: -1000, max: 1000, value: 0, when: isGM },
+        { name: "lot", kind: "select", options: ["auto", "crit", "plain", "fail"], when: isGM },
       ],
       body: (char, n, v) => ({
-        type: "mettle.stabilize", char: v.patient, helper: char, discipline: v.discipline, kit: v.kit, tn: v.tn,
-        ...given("modifiers", v.modifiers), ...given("lot", v.lot === "auto" ? null : v.lot),
+        type: "mettle.stabilize", char: v.patient, helper: char, discipline: v.discipline, kit: v.kit,
+        ...given("tn", v.tn), ...given("modifiers", v.modifiers), ...given("lot", v.lot === "auto" ? null : v.lot),
       }),
     },
     {
@@ -155,7 +158,6 @@ const ACTIONS = {
     },
     {
       id: "hursagmu.fall",
-      player: true,
       fields: [{ name: "spaces", kind: "number", min: 0, max: 10000, step: "any", value: 1, required: true }, { name: "athlete", kind: "check" }],
       body: (char, n, v) => ({ type: "hursagmu.fall", char, spaces: v.spaces, ...given("athlete", v.athlete) }),
     },

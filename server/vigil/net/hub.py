@@ -62,6 +62,7 @@ class Conn:
     refilled: float = 0.0
     behind: bool = False
     behind_since: float = 0.0
+    expires: float | None = None
 
     @property
     def actor(self) -> Actor:

@@ -20,6 +20,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from vigil import auth, permissions
+from vigil.anchor import Anchor
 from vigil.net.hub import Conn, Hub, Refused, TableHost
 from vigil.protocol import (
     PROTOCOL_VERSION,
@@ -40,8 +41,13 @@ from vigil.rules.systems import SYSTEMS
 from vigil.store.base import LogEntry
 from vigil.table import Change, Table
 from vigil.table_commands import (
+    ForeignId,
     HistoryReset,
     KeyRotate,
+    Kind,
+    Name,
+    Notes,
+    SystemName,
     TableArchive,
     TableCreate,
     TableDelete,
@@ -52,6 +58,7 @@ from vigil.table_commands import (
     TokenMint,
     TokenRevoke,
     Undo,
+    Visibility,
 )
 from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience
 
@@ -61,9 +68,16 @@ EXPORT_FORMAT = "vigil-table"
 
 async def handle(hub: Hub, ws: ServerConnection) -> None:
     conn = Conn(ws=ws, tokens=float(hub.config.rate_burst), refilled=time.monotonic())
+    expiry: asyncio.TimerHandle | None = None
     try:
         if not await _hello(hub, conn):
             return
+        if conn.expires is not None:
+            # A token's life ends its connections too, not only new hellos.
+            delay = max(0.0, conn.expires - time.time())
+            expiry = asyncio.get_running_loop().call_later(
+                delay, lambda: asyncio.ensure_future(ws.close(4002, "token expired"))
+            )
         async for frame in ws:
             if not _take_token(hub, conn):
                 await _answer(conn, hub.error("rate_limited", {}, _peek_id(frame)))
@@ -72,6 +86,8 @@ async def handle(hub: Hub, ws: ServerConnection) -> None:
     except ConnectionClosed:
         pass
     finally:
+        if expiry is not None:
+            expiry.cancel()
         hub.unsubscribe(conn)
 
 
@@ -116,6 +132,7 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
         await _refuse_hello(hub, conn, exc.code, {})
         return False
     conn.role, conn.token_id, conn.label = claims.role, claims.token_id, claims.label
+    conn.expires = claims.expires
     conn.chars = frozenset(claims.chars)
     if claims.role == "operator":
         await _answer(
@@ -258,9 +275,26 @@ async def _command(hub: Hub, conn: Conn, msg: Cmd) -> bytes:
     return encoder.encode(Ack(id=msg.id, result=result))
 
 
+def _check_targets(conn: Conn, host: TableHost, body: dict[str, Any]) -> None:
+    """A player may name only characters it may see: its own, or ones shown
+    to it in full or by status. A hidden or unknown id gets the same
+    ``forbidden``, so a player can neither probe nor touch what it cannot
+    see (DESIGN "Visibility")."""
+    if conn.role != "player":
+        return
+    seen = host.views.get((conn.audience or PUBLIC_AUDIENCE).key, {}).get("characters", {})
+    for name in permissions.TARGET_FIELDS:
+        value = body.get(name)
+        if isinstance(value, str) and value not in conn.chars and value not in seen:
+            raise Refused("forbidden")
+
+
 async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd) -> bytes:
     body = msg.body
     result: Any = None
+    if host.record.archived and conn.role != "gm":
+        raise Refused("archived")
+    _check_targets(conn, host, msgspec.to_builtins(body))
     match body:
         case TokenMint():
             missing = [c for c in body.chars if c not in host.table.state.characters]
@@ -299,6 +333,10 @@ async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd) -> byt
         case TableArchive():
             await asyncio.to_thread(hub.store.set_archived, host.record.id, body.archived)
             host.record.archived = body.archived
+            if body.archived:  # an archived table is the GM's alone
+                for other in list(host.conns()):
+                    if other.role != "gm":
+                        await other.ws.close(4005, "table archived")
         case TableExport():
             result = await _export(hub, host)
         case HistoryReset():
@@ -314,7 +352,11 @@ async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd) -> byt
                     hub.send_snapshot(host, other)
             result = {"epoch": host.table.epoch}
         case Undo():
-            await hub.run(host, conn.actor, lambda t, w, c: _undo(hub, t, c), _acker(hub, conn, msg))
+            stack = host.table.doc.get("undo", [])
+            if not stack:
+                raise RuleError("nothing_to_undo")
+            entry = await asyncio.to_thread(hub.store.entry, host.table.id, host.table.epoch, stack[-1])
+            await hub.run(host, conn.actor, lambda t, w, c: _undo(t, c, entry), _acker(hub, conn, msg))
             return b""
         case _:
             await hub.run(host, conn.actor, lambda t, w, c: t.prepare(body, w, c), _acker(hub, conn, msg))
@@ -329,15 +371,13 @@ def _acker(hub: Hub, conn: Conn, msg: Cmd) -> Callable[[Change], None]:
     return ack
 
 
-def _undo(hub: Hub, table: Table, ctx: Any) -> Any:
+def _undo(table: Table, ctx: Any, entry: LogEntry | None) -> Change:
+    """Compensate the newest undoable GM change; ``entry`` was read before
+    the lock, so it must still be the top of the stack."""
     stack = table.doc.get("undo", [])
-    if not stack:
-        raise RuleError("nothing_to_undo")
-    rev = stack[-1]
-    entry = hub.store.entry(table.id, table.epoch, rev)
-    if entry is None:
-        raise RuleError("nothing_to_undo")
-    return table.undo_change(entry.ops, entry.inverse, rev, ctx.actor.id, 0.0)
+    if not stack or entry is None or entry.rev != stack[-1] or entry.epoch != table.epoch:
+        raise RuleError("undo_conflict", rev=stack[-1] if stack else 0)
+    return table.undo_change(entry.ops, entry.inverse, entry.rev, ctx.actor.id, 0.0)
 
 
 def _url(hub: Hub, role: str, token: str) -> str:
@@ -379,19 +419,45 @@ async def _export(hub: Hub, host: TableHost) -> dict[str, Any]:
     }
 
 
+class CharacterMetaDoc(msgspec.Struct, kw_only=True):
+    name: Name
+    kind: Kind = "pc"
+    visibility: Visibility = "full"
+    notes: Notes = ""
+    actor_id: ForeignId | None = None
+    token_id: ForeignId | None = None
+
+
+class ExportedDoc(msgspec.Struct, kw_only=True):
+    """The table document of an export, checked whole before an import."""
+
+    name: Name
+    system: SystemName
+    state: dict[str, Any]
+    meta: dict[str, CharacterMetaDoc]
+    clock: Anchor
+    settings: dict[str, bool] = {}
+    undo: list[int] = []
+
+
 async def _import(hub: Hub, body: TableImport) -> dict[str, Any]:
     document = body.document
     try:
         if document.get("format") != EXPORT_FORMAT:
             raise ValueError("not a vigil-table export")
-        doc = document["doc"]
-        system = SYSTEMS[doc["system"]]
-        msgspec.convert(doc["state"], system.table_type)
-        name = str(doc["name"])[:64]
-        doc = {**doc, "undo": []}
+        doc = msgspec.convert(document["doc"], ExportedDoc)
+        system = SYSTEMS[doc.system]
+        state = msgspec.convert(doc.state, system.table_type)
+        system.validate(state)
+        if set(doc.meta) - set(state.characters):
+            raise ValueError("names for characters that do not exist")
+        name = doc.name
+        plain = {**msgspec.to_builtins(doc), "undo": []}
     except (KeyError, TypeError, ValueError, msgspec.ValidationError) as exc:
         raise Refused("bad_document", reason=str(exc)) from None
-    host = await hub.create_table(system.name, name, {}, body.id, doc=doc)
+    except RuleError as exc:
+        raise Refused("bad_document", reason=exc.english()) from None
+    host = await hub.create_table(system.name, name, {}, body.id, doc=plain)
     return _created(hub, host)
 
 
@@ -405,30 +471,65 @@ async def _history(hub: Hub, conn: Conn, msg: HistoryQuery) -> bytes:
     view = host.views.get((conn.audience or PUBLIC_AUDIENCE).key) or table.view(
         conn.audience or PUBLIC_AUDIENCE
     )
-    page = [_visible_entry(e, conn, view, e.rev in undone) for e in entries]
+    hidden = set(table.state.characters) - set(view["characters"]) - set(conn.chars)
+    page = [_visible_entry(e, conn, view, e.rev in undone, hidden) for e in entries]
     next_before = entries[-1].rev if len(entries) == msg.limit else None
     return encoder.encode(
         HistoryPage(id=msg.id, table=table.id, epoch=table.epoch, entries=page, next_before=next_before)
     )
 
 
-def _visible_entry(entry: LogEntry, conn: Conn, view: dict[str, Any], undone: bool) -> HistoryEntry:
+# Table-level events (no character) that any viewer may read; the rest of
+# them (options, corrections of table fields…) are the GM's.
+PUBLIC_TABLE_EVENTS = frozenset(
+    {
+        "combat_started",
+        "combat_ended",
+        "round_advanced",
+        "clock_changed",
+        "clock_auto_paused",
+        "clock_halted",
+        "session_started",
+        "session_ended",
+    }
+)
+
+
+def _mentions(value: Any, ids: set[str]) -> bool:
+    if isinstance(value, str):
+        return value in ids
+    if isinstance(value, dict):
+        return any(_mentions(k, ids) or _mentions(v, ids) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_mentions(v, ids) for v in value)
+    return False
+
+
+def _visible_entry(
+    entry: LogEntry, conn: Conn, view: dict[str, Any], undone: bool, hidden: set[str]
+) -> HistoryEntry:
     """The history obeys the view: hidden characters' events are dropped,
-    status-only characters' events lose their numbers, commands are GM-only."""
+    status-only characters' events lose their numbers, an event that names
+    a hidden character (a helper, a healer) loses its parameters and text,
+    table-level events are public only when listed, commands are GM-only."""
     is_gm = conn.role == "gm"
     events: list[dict[str, Any]] = []
     for event in entry.events:
         char = event.get("char")
-        if is_gm or char is None or char in conn.chars:
+        if is_gm:
             events.append(event)
             continue
-        seen = view["characters"].get(char)
-        if seen is None:
+        if char is None:
+            if event.get("code") not in PUBLIC_TABLE_EVENTS:
+                continue
+        elif char not in conn.chars and char not in view["characters"]:
             continue
-        if "sheet" in seen:
-            events.append(event)
-        else:
+        seen = view["characters"].get(char) if char is not None else None
+        status_only = char is not None and char not in conn.chars and "sheet" not in (seen or {})
+        if status_only or _mentions(event.get("params"), hidden):
             events.append({k: event[k] for k in ("code", "at", "char", "rule") if k in event})
+        else:
+            events.append(event)
     return HistoryEntry(
         rev=entry.rev,
         at=entry.game,

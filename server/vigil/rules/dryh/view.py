@@ -54,12 +54,17 @@ def public_roll(t: DryhTable, char: str) -> dict[str, Any] | None:
 
 
 def public_table(t: DryhTable, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
+    """Coins and session are public. An open roll shows in full to whoever
+    sees its protagonist in full, as dice only to status viewers; either
+    way, helpers the viewer may not see are left out (their ids, their dice
+    and their pending choices), so a hidden helper never shows through."""
+    visible = full | status
     rolls: dict[str, Any] = {}
     for char, r in t.rolls.items():
         if char in full:
-            rolls[char] = roll_view(r)
+            rolls[char] = _only_visible(roll_view(r), visible)
         elif char in status:
-            rolls[char] = public_roll(t, char)
+            rolls[char] = _only_visible(public_roll(t, char) or {}, visible)
     return {
         "hope": t.hope,
         "despair": t.despair,
@@ -68,19 +73,30 @@ def public_table(t: DryhTable, full: frozenset[str], status: frozenset[str]) -> 
     }
 
 
+def _only_visible(roll: dict[str, Any], visible: frozenset[str]) -> dict[str, Any]:
+    roll["helpers"] = [h for h in roll.get("helpers", []) if h in visible]
+    dice = roll.get("dice")
+    if dice is not None:
+        dice["helpers"] = {h: f for h, f in dice.get("helpers", {}).items() if h in visible}
+    if "pending" in roll:
+        roll["pending"] = {c: k for c, k in roll["pending"].items() if c in visible}
+    return roll
+
+
 def derived(t: DryhTable, char: str) -> dict[str, Any]:
-    """Numbers every full viewer needs, computed once on the server."""
+    """Numbers every full viewer needs, computed once on the server. The
+    open roll itself is in the table's ``rolls`` (filtered per viewer by
+    :func:`public_table`), not here: a character's derived values are
+    shared by every audience, and a roll names other characters."""
     me = _character(t, char)
     boxes = t.options.response_boxes
-    r = t.rolls.get(char)
     return {
         "status": me.status,
         "fight_free": boxes - me.fight,
         "flight_free": boxes - me.flight,
         "exhaustion_to_crash": max(CRASH_ABOVE + 1 - me.exhaustion, 0),
         "recover_cost": recover_cost(me.discipline),
-        "in_roll": busy_in(t, char),
-        "roll": None if r is None else roll_view(r),
+        "in_a_roll": busy_in(t, char) is not None,
     }
 
 

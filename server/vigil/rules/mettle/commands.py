@@ -95,13 +95,16 @@ class Check(Rolls, kw_only=True, tag="mettle.check"):
 
 
 class Stabilize(Rolls, kw_only=True, tag="mettle.stabilize"):
-    """``helper`` tries to stabilize dying ``char`` (MET-11)."""
+    """``helper`` tries to stabilize dying ``char`` (MET-11). The TN is the
+    GM's input: given here by the GM, or else the table option
+    ``stabilize_tn`` (so that a player, who may not set it, can still make
+    the attempt as the helper)."""
 
     char: CharId
     helper: CharId
     discipline: Discipline
     kit: Key
-    tn: Level
+    tn: Level | None = None
     modifiers: Level = 0
     lot: Lot | None = None
 

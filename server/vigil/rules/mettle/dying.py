@@ -40,6 +40,9 @@ def attempt(
         raise RuleError("cannot_act", rule="MET-07", char=cmd.helper, status=helper.status)
     if helper.busy_until is not None and helper.busy_until > now:
         raise RuleError("helper_busy", rule="MET-11", char=cmd.helper, until=helper.busy_until)
+    tn = cmd.tn if cmd.tn is not None else options.stabilize_tn
+    if tn is None:
+        raise RuleError("tn_required", rule="MET-11", char=cmd.char)
     uses = helper.kits.get(cmd.kit, 0)
     if uses <= 0:
         raise RuleError("no_kit_uses", rule="MET-11", char=cmd.helper, kit=cmd.kit)
@@ -50,7 +53,7 @@ def attempt(
         clock,
         stat=helper.disciplines.get(cmd.discipline, 0),
         modifiers=cmd.modifiers,
-        tn=cmd.tn,
+        tn=tn,
         kind="check",
         lot=lot,
         drawn=drawn,

@@ -92,10 +92,14 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     check whose command gives none; None means such a check is plain.
     ``manual_dice`` (default False): the GM may submit drawn lots by index
     (0 crit, 1 plain, 2 fail) in a command's ``lots``.
+    ``stabilize_tn`` (default None, MET-11): the TN of a stabilize attempt
+    that does not give one (a player's attempt as the helper); None means
+    every attempt needs the GM's TN.
     """
 
     lot_weights: LotWeights | None = None
     manual_dice: bool = False
+    stabilize_tn: Level | None = None
 
 
 class MettleTable(msgspec.Struct, kw_only=True):

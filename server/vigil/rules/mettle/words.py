@@ -39,6 +39,7 @@ EVENTS: dict[str, str] = {
 }
 
 ERRORS: dict[str, str] = {
+    "tn_required": "The GM sets the TN of a stabilize attempt on {char} (or the table option stabilize_tn).",
     "cannot_act": "{char} is {status} and cannot act.",
     "helper_busy": "{char} is still busy stabilizing until {until}.",
     "no_kit_uses": "{char} has no uses of kit {kit} left.",
