@@ -17,6 +17,8 @@ Op = dict[str, Any]
 
 
 def _escape(key: str) -> str:
+    if "~" not in key and "/" not in key:
+        return key
     return key.replace("~", "~0").replace("/", "~1")
 
 
@@ -24,31 +26,52 @@ def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
-def diff(old: Any, new: Any, path: str = "") -> list[Op]:
-    """Ops that turn ``old`` into ``new`` (both plain JSON values)."""
+Memo = dict[tuple[int, int, str], list[Op]]
+
+
+def diff(old: Any, new: Any, path: str = "", memo: Memo | None = None) -> list[Op]:
+    """Ops that turn ``old`` into ``new`` (both plain JSON values).
+
+    ``memo`` lets several diffs of documents that share objects (the views
+    of one table for its audiences) compute each shared pair of objects
+    once; it must not outlive those objects."""
     ops: list[Op] = []
-    _diff(old, new, path, ops)
+    _diff(old, new, path, ops, memo)
     return ops
 
 
-def _diff(old: Any, new: Any, path: str, ops: list[Op]) -> None:
+def _diff(old: Any, new: Any, path: str, ops: list[Op], memo: Memo | None = None) -> None:
     if old is new:
         return
     if type(old) is dict and type(new) is dict:
-        for key, value in old.items():
-            sub = f"{path}/{_escape(key)}"
-            if key not in new:
-                ops.append({"op": "remove", "path": sub})
-            else:
-                _diff(value, new[key], sub, ops)
-        for key, value in new.items():
-            if key not in old:
-                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+        if memo is not None:
+            key = (id(old), id(new), path)
+            done = memo.get(key)
+            if done is None:
+                done = memo[key] = []
+                _diff_dicts(old, new, path, done, memo)
+            ops.extend(done)
+            return
+        _diff_dicts(old, new, path, ops, None)
         return
     # bool is an int subclass: compare types too so True never equals 1.
     if type(old) is type(new) and old == new:
         return
     ops.append({"op": "replace", "path": path, "value": new})
+
+
+def _diff_dicts(
+    old: dict[str, Any], new: dict[str, Any], path: str, ops: list[Op], memo: Memo | None
+) -> None:
+    for key, value in old.items():
+        sub = f"{path}/{_escape(key)}"
+        if key not in new:
+            ops.append({"op": "remove", "path": sub})
+        else:
+            _diff(value, new[key], sub, ops, memo)
+    for key, value in new.items():
+        if key not in old:
+            ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
 
 
 class PatchError(ValueError):

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
+import msgspec
 import structlog
+
+_encode = msgspec.json.Encoder(enc_hook=repr).encode
+
+
+def _dumps(event: Any, **_: Any) -> str:
+    """JSON with msgspec: one log line per command, a few times cheaper
+    than ``json.dumps``; anything unusual is logged as its repr."""
+    return _encode(event).decode()
 
 
 def configure(fmt: str = "auto", level: int = logging.INFO) -> None:
     json_out = fmt == "json" or (fmt == "auto" and not sys.stderr.isatty())
     renderer: structlog.typing.Processor = (
-        structlog.processors.JSONRenderer() if json_out else structlog.dev.ConsoleRenderer()
+        structlog.processors.JSONRenderer(serializer=_dumps) if json_out else structlog.dev.ConsoleRenderer()
     )
     structlog.configure(
         processors=[

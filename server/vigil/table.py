@@ -33,7 +33,7 @@ from vigil.table_commands import (
     TableOptions,
     Undo,
 )
-from vigil.views import Audience, CharacterRender, build_view, renders
+from vigil.views import GM, Audience, CharacterRender, build_view, clock_view, renders, same_or
 
 UNDO_DEPTH = 20
 DEFAULT_SETTINGS: dict[str, Any] = {"pause_without_gm": True}
@@ -55,6 +55,9 @@ class Change:
     result: Any = None
     undoable: bool = False
     rev: int = 0
+    # The rules' state this change leads to, when the change was made from
+    # one (saves converting the document back on commit); None otherwise.
+    state: Any = None
 
 
 @dataclass
@@ -67,6 +70,17 @@ class Table:
     state: Any = field(init=False)
     anchor: Anchor = field(init=False)
     _renders: dict[str, CharacterRender] | None = field(default=None, init=False)
+    # What the renders were made from before the last change, so that the
+    # next ones rebuild only what changed (see views.renders).
+    _previous: tuple[Any, dict[str, Any], dict[str, CharacterRender]] | None = field(default=None, init=False)
+    _games: dict[tuple[frozenset[str], frozenset[str]], dict[str, Any]] = field(
+        default_factory=dict, init=False
+    )
+    _old_games: dict[tuple[frozenset[str], frozenset[str]], dict[str, Any]] = field(
+        default_factory=dict, init=False
+    )
+    _clock: dict[str, Any] | None = field(default=None, init=False)
+    _old_clock: dict[str, Any] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self._load_doc(self.doc)
@@ -85,11 +99,27 @@ class Table:
         }
         return cls(id=table_id, system=system, epoch=1, rev=0, doc=doc)
 
-    def _load_doc(self, doc: dict[str, Any]) -> None:
+    def _load_doc(self, doc: dict[str, Any], state: Any = None) -> None:
+        """Make ``doc`` current; ``state`` is its rules state when the caller
+        has it already (it is then exactly ``doc["state"]`` as a Struct)."""
+        previous = getattr(self, "state", None)
+        if previous is not None and self._renders is not None:
+            self._previous = (previous, self.doc["meta"], self._renders)
+        old_games, self._games = self._games, {}
+        if state is None:
+            state = msgspec.convert(doc["state"], self.system.table_type)
+        if previous is not None and old_games and _same_table(previous, state):
+            # The game's table-level view depends on the table-level state
+            # and on which characters exist, nothing else.
+            self._games = old_games
+        elif old_games:
+            self._old_games = old_games
         self.doc = doc
-        self.state = msgspec.convert(doc["state"], self.system.table_type)
+        self.state = state
         self.anchor = msgspec.convert(doc["clock"], Anchor)
         self._renders = None
+        if self._clock is not None:
+            self._old_clock, self._clock = self._clock, None
 
     # -- reading ------------------------------------------------------------
 
@@ -110,18 +140,40 @@ class Table:
         due = engine.next_deadline(self.system, self.state)
         return None if due is None else self.anchor.wall_at(due)
 
-    def view(self, audience: Audience) -> dict[str, Any]:
+    def sight(self, audience: Audience) -> tuple[str, ...]:
+        """What ``audience`` sees of each character (gm, full, status or
+        nothing): audiences with equal sights get equal views."""
+        if audience.kind == GM:
+            return ("gm",)
+        chars = self._current_renders()
+        own = audience.chars
+        return tuple(
+            "f" if cid in own or r.visibility == "full" else "s" if r.visibility == "status" else "-"
+            for cid, r in chars.items()
+        )
+
+    def _current_renders(self) -> dict[str, CharacterRender]:
         if self._renders is None:
-            self._renders = renders(self.system, self.state, self.doc["meta"])
+            self._renders = renders(self.system, self.state, self.doc["meta"], self._previous)
+            self._previous = None
+        return self._renders
+
+    def view(self, audience: Audience) -> dict[str, Any]:
+        chars = self._current_renders()
+        if self._clock is None:
+            self._clock = same_or(clock_view(self.anchor, self.state), self._old_clock)
         return build_view(
             audience,
             table_id=self.id,
             name=self.name,
             system=self.system,
             state=self.state,
-            chars=self._renders,
+            chars=chars,
             anchor=self.anchor,
             settings=self.settings,
+            games=self._games,
+            old_games=self._old_games,
+            clock=self._clock,
         )
 
     # -- changing -----------------------------------------------------------
@@ -130,6 +182,9 @@ class Table:
         """Bring the rules up to the clock: a change of its own when due
         effects fired (so that undo never takes back a clock effect)."""
         now = self.game_now(wall)
+        due = engine.next_deadline(self.system, self.state)
+        if due is None or due > now:
+            return None  # nothing fires: no change (and no state copy)
         outcome = engine.advance(self.system, self.state, now, ctx)
         if not outcome.events:
             return None
@@ -168,7 +223,7 @@ class Table:
         doc = change.doc
         if change.undoable:
             doc["undo"] = [*doc.get("undo", []), self.rev][-UNDO_DEPTH:]
-        self._load_doc(doc)
+        self._load_doc(doc, change.state)
 
     def reset_epoch(self) -> None:
         self.epoch += 1
@@ -192,11 +247,45 @@ class Table:
     ) -> Change:
         doc = {
             **self.doc,
-            "state": msgspec.to_builtins(state),
+            "state": self._state_doc(state),
             "meta": self.doc["meta"] if meta is None else meta,
             "clock": self.doc["clock"] if anchor is None else msgspec.to_builtins(anchor),
         }
-        return self._finish(kind, actor, command, events, now, doc, result)
+        change = self._finish(kind, actor, command, events, now, doc, result)
+        change.state = state
+        return change
+
+    def _state_doc(self, state: Any) -> dict[str, Any]:
+        """``msgspec.to_builtins(state)``, sharing the current document's
+        parts wherever the state is equal to the current one. Documents are
+        never changed in place, so sharing is safe, and it lets the diffs
+        skip every unchanged character at once (``old is new``)."""
+        old = self.state
+        old_doc: dict[str, Any] = self.doc["state"]
+        if state is old:
+            return old_doc
+        if type(state) is not type(old):
+            plain: dict[str, Any] = msgspec.to_builtins(state)
+            return plain
+        out: dict[str, Any] = {}
+        for name in state.__struct_fields__:
+            value = getattr(state, name)
+            before = getattr(old, name)
+            if name == "characters":
+                old_chars: dict[str, Any] = old_doc.get("characters", {})
+                chars: dict[str, Any] = {}
+                for cid, char in value.items():
+                    prior = before.get(cid)
+                    if prior is not None and cid in old_chars and (prior is char or prior == char):
+                        chars[cid] = old_chars[cid]
+                    else:
+                        chars[cid] = msgspec.to_builtins(char)
+                out[name] = chars
+            elif name in old_doc and (before is value or before == value):
+                out[name] = old_doc[name]
+            else:
+                out[name] = msgspec.to_builtins(value)
+        return out
 
     def _finish(
         self,
@@ -385,6 +474,15 @@ _TABLE_HANDLERS: dict[type[Command], Handler] = {
     ClockFollow: _clock,
     ClockWorld: _clock,
 }
+
+
+def _same_table(old: Any, new: Any) -> bool:
+    """Equal apart from the characters' sheets (the same characters exist)."""
+    if type(old) is not type(new) or old.characters.keys() != new.characters.keys():
+        return False
+    return all(
+        getattr(old, name) == getattr(new, name) for name in new.__struct_fields__ if name != "characters"
+    )
 
 
 def render_events(events: list[Event]) -> list[dict[str, Any]]:

@@ -40,9 +40,20 @@ PUBLIC_AUDIENCE = Audience(PUBLIC)
 
 class CharacterRender:
     """A character's renders, computed once per change and shared by every
-    audience: the full one (sheet + derived numbers) and the status one."""
+    audience: the full one (sheet + derived numbers) and the status one.
 
-    def __init__(self, system: System, state: Any, char_id: str, meta: dict[str, Any]) -> None:
+    Given the character's ``old`` render, every part equal to the old one
+    (status, sheet, derived, and the wholes) *is* the old object, so that
+    diffing a view against the previous one skips it by identity."""
+
+    def __init__(
+        self,
+        system: System,
+        state: Any,
+        char_id: str,
+        meta: dict[str, Any],
+        old: CharacterRender | None = None,
+    ) -> None:
         summary = system.summary(state, char_id)
         base = {
             "name": meta.get("name", char_id),
@@ -53,18 +64,98 @@ class CharacterRender:
             "badges": list(summary.badges),
             "countdowns": msgspec.to_builtins(summary.countdowns),
         }
+        sheet = msgspec.to_builtins(state.characters[char_id])
+        derived = system.derived(state, char_id)
+        if old is not None:
+            base = same_or(base, old.status)
+            sheet = same_or(sheet, old.full["sheet"])
+            derived = same_or(derived, old.full["derived"])
         self.visibility: str = base["visibility"]
         self.status: dict[str, Any] = base
-        self.full: dict[str, Any] = {
-            **base,
-            "sheet": msgspec.to_builtins(state.characters[char_id]),
-            "derived": system.derived(state, char_id),
-        }
+        self.full: dict[str, Any] = {**base, "sheet": sheet, "derived": derived}
         self.gm: dict[str, Any] = {**self.full, "notes": meta.get("notes", "")}
+        if old is not None:
+            self.full = same_or(self.full, old.full)
+            self.gm = same_or(self.gm, old.gm)
 
 
-def renders(system: System, state: Any, meta: dict[str, dict[str, Any]]) -> dict[str, CharacterRender]:
-    return {cid: CharacterRender(system, state, cid, meta.get(cid, {})) for cid in state.characters}
+_encode = msgspec.json.Encoder().encode
+
+
+def same_or(new: Any, old: Any) -> Any:
+    """``old`` if it is the same JSON as ``new`` (strictly: ``1``, ``1.0``
+    and ``true`` differ, as they do for the diff), else ``new``."""
+    if new is old or _encode(new) == _encode(old):
+        return old
+    return new
+
+
+def share_equal(new: dict[str, Any], old: dict[str, Any], depth: int = 2) -> dict[str, Any]:
+    """``new`` with each member (down to ``depth`` levels of objects) that
+    is the same JSON as ``old``'s replaced by ``old``'s object."""
+    if new is old:
+        return new
+    for key, value in new.items():
+        if key not in old:
+            continue
+        prior = old[key]
+        if value is prior:
+            continue
+        if type(value) is dict and type(prior) is dict:
+            if _encode(value) == _encode(prior):
+                new[key] = prior
+            elif depth > 1:
+                share_equal(value, prior, depth - 1)
+        elif type(value) is type(prior) and _encode(value) == _encode(prior):
+            new[key] = prior
+    return new
+
+
+Previous = tuple[Any, dict[str, Any], dict[str, CharacterRender]]
+
+
+def renders(
+    system: System,
+    state: Any,
+    meta: dict[str, dict[str, Any]],
+    previous: Previous | None = None,
+) -> dict[str, CharacterRender]:
+    """Every character's render. With ``previous`` (the state, meta and
+    renders of an earlier rev) a character is rendered again only if its
+    sheet, its meta or the table-level state changed: a render depends on
+    nothing else (a game's ``summary`` and ``derived`` read the character
+    and the table-level state, never another character)."""
+    if previous is None:
+        return {cid: CharacterRender(system, state, cid, meta.get(cid, {})) for cid in state.characters}
+    old_state, old_meta, old_renders = previous
+    same_table = type(old_state) is type(state) and all(
+        getattr(old_state, name) == getattr(state, name)
+        for name in state.__struct_fields__
+        if name != "characters"
+    )
+    out: dict[str, CharacterRender] = {}
+    for cid, char in state.characters.items():
+        own = meta.get(cid, {})
+        old = old_renders.get(cid)
+        if old is not None:
+            prior = old_state.characters.get(cid)
+            if same_table and (prior is char or prior == char) and old_meta.get(cid, {}) == own:
+                out[cid] = old
+                continue
+        out[cid] = CharacterRender(system, state, cid, own, old)
+    return out
+
+
+def clock_view(anchor: Anchor, state: Any) -> dict[str, Any]:
+    """The clock as every audience sees it: the anchor and the combat round."""
+    return {
+        "mode": anchor.mode,
+        "rate": anchor.rate,
+        "game": anchor.game,
+        "wall": anchor.wall,
+        "in_combat": state.clock.in_combat,
+        "round": state.clock.round,
+    }
 
 
 def build_view(
@@ -77,7 +168,14 @@ def build_view(
     chars: dict[str, CharacterRender],
     anchor: Anchor,
     settings: dict[str, Any],
+    games: dict[tuple[frozenset[str], frozenset[str]], dict[str, Any]] | None = None,
+    old_games: dict[tuple[frozenset[str], frozenset[str]], dict[str, Any]] | None = None,
+    clock: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """``games`` memoizes the game's table-level view per (full, status)
+    character sets for one state: audiences that see the same characters
+    the same way share it. ``old_games`` are those of the previous state,
+    whose equal parts the new ones share (see :func:`share_equal`)."""
     is_gm = audience.kind == GM
     characters: dict[str, Any] = {}
     for cid, render in chars.items():
@@ -91,19 +189,23 @@ def build_view(
     # coins, and open rolls per the protagonist's visibility); the GM gets
     # the same shape with every character seen in full.
     full = frozenset(c for c, v in characters.items() if "sheet" in v)
-    game = system.public_table(state, full, frozenset(characters) - full)
+    status = frozenset(characters) - full
+    if games is None:
+        game = system.public_table(state, full, status)
+    else:
+        key = (full, status)
+        memo = games.get(key)
+        if memo is None:
+            memo = system.public_table(state, full, status)
+            if old_games and key in old_games:
+                memo = share_equal(memo, old_games[key])
+            games[key] = memo
+        game = memo
     view: dict[str, Any] = {
         "table": table_id,
         "name": name,
         "system": system.name,
-        "clock": {
-            "mode": anchor.mode,
-            "rate": anchor.rate,
-            "game": anchor.game,
-            "wall": anchor.wall,
-            "in_combat": state.clock.in_combat,
-            "round": state.clock.round,
-        },
+        "clock": clock_view(anchor, state) if clock is None else clock,
         "characters": characters,
         "game": game,
     }

@@ -120,7 +120,7 @@ async def test_key_rotation_kills_every_old_token(running: Running) -> None:
 async def test_players_can_neither_probe_nor_touch_hidden_characters(running: Running) -> None:
     """A hidden or unknown target gets the same ``forbidden``: nothing about
     a hidden character leaks through error codes or side effects."""
-    table, gm = await running.table("dryh", {"me": {}, "ghost": {}, "pc": {}}, ghost="hidden")
+    _table, gm = await running.table("dryh", {"me": {}, "ghost": {}, "pc": {}}, ghost="hidden")
     player = await running.connect(await running.mint(gm, "player", ["me"]))
     await gm.ok({"type": "dryh.open", "char": "ghost", "pain": 1, "kind": "environmental"})
     rev = gm.rev
@@ -142,8 +142,13 @@ async def test_the_stabilize_tn_and_lot_are_the_gms(running: Running) -> None:
     table, gm = await running.table("mettle", {"h": helper, "n": {"mettle": 3}})
     player = await running.connect(await running.mint(gm, "player", ["h"]))
     await gm.ok({"type": "mettle.pain", "char": "n", "amount": 6})
-    attempt = {"type": "mettle.stabilize", "char": "n", "helper": "h", "discipline": "survival",
-               "kit": "herbs"}
+    attempt = {
+        "type": "mettle.stabilize",
+        "char": "n",
+        "helper": "h",
+        "discipline": "survival",
+        "kit": "herbs",
+    }
     for extra in ({"tn": 0}, {"lot": "crit"}, {"modifiers": 50}):
         reply = await player.cmd({**attempt, **extra})
         assert reply["code"] == "forbidden", extra
@@ -156,7 +161,7 @@ async def test_the_stabilize_tn_and_lot_are_the_gms(running: Running) -> None:
 
 
 async def test_archiving_closes_and_refuses_non_gm_connections(running: Running) -> None:
-    table, gm = await running.table("mettle", {"a": {"mettle": 3}})
+    _table, gm = await running.table("mettle", {"a": {"mettle": 3}})
     player = await running.connect(await running.mint(gm, "player", ["a"]))
     await gm.ok({"type": "table.archive", "archived": True})
     await player.wait_for(lambda c: c.ws.close_code is not None)
@@ -165,7 +170,7 @@ async def test_archiving_closes_and_refuses_non_gm_connections(running: Running)
 
 
 async def test_an_expired_token_ends_its_connection(running: Running) -> None:
-    table, gm = await running.table("mettle", {"a": {"mettle": 3}})
+    _table, gm = await running.table("mettle", {"a": {"mettle": 3}})
     minted = await gm.ok({"type": "token.mint", "role": "spectator", "ttl_days": 1.5 / 86400})
     watcher = await running.connect(minted["token"])
     assert watcher.state is not None

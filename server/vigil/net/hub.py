@@ -100,6 +100,13 @@ class Committer:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        # A store whose commit never waits on the disk (SQLite WAL with
+        # synchronous=NORMAL: no fsync) commits on the loop: a thread hop
+        # costs more than the commit. One that fsyncs commits in a thread.
+        inline = bool(getattr(store, "inline_commits", False))
+        self._append_nowait: Callable[[list[LogEntry]], bool] | None = (
+            getattr(store, "append_nowait", None) if inline else None
+        )
         self._pending: list[tuple[list[LogEntry], asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -108,6 +115,9 @@ class Committer:
         self._task = asyncio.create_task(self._run())
 
     async def commit(self, entries: list[LogEntry]) -> None:
+        nowait = self._append_nowait
+        if nowait is not None and not self._pending and nowait(entries):
+            return  # committed on the spot: nothing to group, nobody to wake
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append((entries, future))
         self._wake.set()
@@ -122,7 +132,9 @@ class Committer:
                 continue
             entries = [e for group, _ in batch for e in group]
             try:
-                await asyncio.to_thread(self.store.append, entries)
+                nowait = self._append_nowait
+                if nowait is None or not nowait(entries):
+                    await asyncio.to_thread(self.store.append, entries)
             except Exception as exc:  # every waiter learns its commit failed
                 for _, future in batch:
                     if not future.done():
@@ -149,6 +161,7 @@ class Hub:
         self.server_key = store.server_secret()
         self.closing = False
         self._watchdog: asyncio.Task[None] | None = None
+        self._behind: set[Conn] = set()  # connections past their backlog
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -468,12 +481,28 @@ class Hub:
         so a client's revs are gapless and a gap always means a lost patch."""
         table = host.table
         messages: dict[str, bytes] = {}
-        for key in list(host.views):
-            view = table.view(host.audiences[key])
-            ops = jsonpatch.diff(host.views[key], view)
+        # Audiences that see the table the same way (typically every player
+        # and the spectators) share one view object, so one diff and one
+        # encoding serve them all; the memo diffs each pair of objects that
+        # several views share once. ``olds`` keeps every old view alive until
+        # the end, so that no id() in the keys is reused meanwhile.
+        olds = dict(host.views)
+        memo: jsonpatch.Memo = {}
+        built: dict[tuple[str, ...], dict[str, Any]] = {}
+        made: dict[tuple[int, tuple[str, ...]], bytes] = {}
+        for key, old in olds.items():
+            audience = host.audiences[key]
+            sight = table.sight(audience)
+            view = built.get(sight)
+            if view is None:
+                view = built[sight] = table.view(audience)
+            message = made.get((id(old), sight))
+            if message is None:
+                ops = jsonpatch.diff(old, view, memo=memo)
+                patch = Patch(table=table.id, epoch=table.epoch, rev=table.rev, ops=ops)
+                message = made[(id(old), sight)] = encoder.encode(patch)
             host.views[key] = view
-            patch = Patch(table=table.id, epoch=table.epoch, rev=table.rev, ops=ops)
-            messages[key] = encoder.encode(patch)
+            messages[key] = message
         return table.rev, messages
 
     def _fan_out(self, group: Iterable[Conn], message: bytes) -> None:
@@ -487,6 +516,7 @@ class Hub:
                 # (or is dropped), never a gap in its patches.
                 conn.behind = True
                 conn.behind_since = time.monotonic()
+                self._behind.add(conn)
                 continue
             ready.append(conn.ws)
         broadcast(ready, message, text=True)
@@ -496,22 +526,27 @@ class Hub:
         self._fan_out([conn], message)
 
     async def _watch_backlogs(self) -> None:
+        """Every half second, only the connections marked behind: one that
+        drained gets a snapshot, one stalled too long is dropped."""
         while True:
             await asyncio.sleep(0.5)
             now = time.monotonic()
-            for host in list(self.hosts.values()):
-                for conn in list(host.conns()):
-                    if not conn.behind:
-                        continue
-                    transport = conn.ws.transport
-                    size = transport.get_write_buffer_size() if transport else 0
-                    if size <= self.config.backlog_bytes // 4:
-                        conn.behind = False
-                        self.send_snapshot(host, conn)
-                    elif now - conn.behind_since > self.config.stall_seconds:
-                        log.warning("dropping_stalled", table=host.table.id, token=conn.token_id)
-                        if transport:
-                            transport.abort()
+            for conn in list(self._behind):
+                host = self.hosts.get(conn.table or "")
+                group = host.subs.get((conn.audience or PUBLIC_AUDIENCE).key) if host else None
+                if host is None or not group or conn not in group or not conn.behind:
+                    self._behind.discard(conn)  # gone (or caught up) meanwhile
+                    continue
+                transport = conn.ws.transport
+                size = transport.get_write_buffer_size() if transport else 0
+                if size <= self.config.backlog_bytes // 4:
+                    conn.behind = False
+                    self._behind.discard(conn)
+                    self.send_snapshot(host, conn)
+                elif now - conn.behind_since > self.config.stall_seconds:
+                    log.warning("dropping_stalled", table=host.table.id, token=conn.token_id)
+                    if transport:
+                        transport.abort()
 
     def _arm(self, host: TableHost) -> None:
         if host.timer is not None:

@@ -114,10 +114,16 @@ class System(Protocol):
     def public_table(self, table: Any, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
         """Table-level game state for a non-GM viewer who sees the characters
         ``full`` in full and ``status`` by status only (DESIGN "Visibility");
-        characters in neither are hidden from it."""
+        characters in neither are hidden from it. Reads the table-level
+        state (every field but ``characters``) and which characters exist,
+        never a character's sheet: the server reuses it while those stay
+        equal."""
         ...
 
     def derived(self, table: Any, char_id: str) -> dict[str, Any]:
         """Values every client needs and none should recompute (penalties,
-        effective rattle, dominant pool…), for a viewer who sees the numbers."""
+        effective rattle, dominant pool…), for a viewer who sees the numbers.
+        Like ``summary``, reads this character and the table-level state
+        (clock, open rolls, options…), never another character: the server
+        renders a character again only when one of those has changed."""
         ...

@@ -9,6 +9,7 @@ so no locking games.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -53,9 +54,20 @@ class SqliteStore:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
+        sync = "FULL" if durability == "full" else "NORMAL"
+        self._db.execute(f"PRAGMA synchronous={sync}")
         self._db.execute("PRAGMA foreign_keys=OFF")
         self._db.executescript(_SCHEMA)
+        # A commit without fsync (NORMAL) takes tens of microseconds: the
+        # server may make it on its event loop rather than hop to a thread.
+        self.inline_commits = durability != "full"
+        self._checkpointer: _Checkpointer | None = None
+        if self.path != ":memory:":
+            # Checkpoints (which fsync) run in their own thread and
+            # connection, so that no commit ever waits for one.
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpointer = _Checkpointer(self.path, sync, self._lock)
+            self._checkpointer.start()
 
     # -- server -------------------------------------------------------------
 
@@ -128,8 +140,29 @@ class SqliteStore:
         if not entries:
             return
         rows = [(e.table, e.epoch, e.rev, e.v, _enc.encode(e)) for e in entries]
-        with self._lock, self._tx():
+        with self._lock:
+            self._append(rows)
+
+    def append_nowait(self, entries: Sequence[LogEntry]) -> bool:
+        """``append`` unless another thread is using the store (a snapshot,
+        a history page, a checkpoint): then False, nothing done, and the
+        caller appends from a thread instead of waiting on its loop."""
+        if not entries:
+            return True
+        rows = [(e.table, e.epoch, e.rev, e.v, _enc.encode(e)) for e in entries]
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            self._append(rows)
+        finally:
+            self._lock.release()
+        return True
+
+    def _append(self, rows: list[tuple[Any, ...]]) -> None:
+        with self._tx():
             self._db.executemany("INSERT INTO log VALUES (?,?,?,?,?)", rows)
+        if self._checkpointer is not None:
+            self._checkpointer.poke()
 
     def snapshot(self, table: str, epoch: int, rev: int, doc: dict[str, Any]) -> None:
         with self._lock, self._tx():
@@ -226,11 +259,74 @@ class SqliteStore:
             return cur.rowcount > 0
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
         with self._lock:
             self._db.close()
 
     def _tx(self) -> _Transaction:
         return _Transaction(self._db)
+
+
+class _Checkpointer(threading.Thread):
+    """WAL checkpoints in their own thread and connection, so that no commit
+    runs one (SQLite's automatic checkpoint runs inside the commit that
+    crosses its threshold, fsyncs and all).
+
+    Like the automatic one it starts when the WAL has grown past
+    ``threshold`` bytes. It is PASSIVE: it never blocks a commit. Should
+    commits keep a passive one from ever catching up (the WAL restarts from
+    its beginning only after a complete one), the next is made holding the
+    store's lock, which stalls commits for one checkpoint."""
+
+    def __init__(
+        self, path: str, sync: str, lock: threading.Lock, threshold: int = 4 << 20, interval: float = 0.25
+    ) -> None:
+        super().__init__(name="vigil-checkpoint", daemon=True)
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute(f"PRAGMA synchronous={sync}")
+        self._wal = path + "-wal"
+        self._lock = lock
+        self._threshold = threshold
+        self._interval = interval
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+
+    def poke(self) -> None:
+        if not self._wake.is_set():
+            self._wake.set()
+
+    def _wal_size(self) -> int:
+        try:
+            return os.path.getsize(self._wal)
+        except OSError:
+            return 0
+
+    def run(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                self._wake.wait()
+                if self._stopping.wait(self._interval):
+                    break
+                self._wake.clear()
+                size = self._wal_size()
+                if size < self._threshold:
+                    continue
+                try:
+                    if size < 4 * self._threshold:
+                        self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    else:
+                        with self._lock:
+                            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error:
+                    pass  # busy: the next one catches up
+        finally:
+            self._db.close()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        self.join(10)
 
 
 class _Transaction:

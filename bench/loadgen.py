@@ -1,0 +1,418 @@
+"""The load generator: every GM, player and spectator as a real WebSocket
+connection (websockets asyncio client, compression off), commands sent on
+an open-loop schedule, and each command's latency measured from its
+scheduled send time until the last connection of its table has received
+the patch of its ``rev``.
+
+Latency counts from the *scheduled* time, so a generator or server that
+falls behind shows it in the figures (no coordinated omission).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import random
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from bench import workload
+from bench.lean_client import Closed, LeanConnection
+from bench.procs import ServerProc, cpu_times, self_cpu
+from vigil import jsonpatch
+
+
+class Lean(msgspec.Struct):
+    """The only fields the generator reads from most frames."""
+
+    type: str
+    rev: int | None = None
+    id: str | None = None
+    code: str | None = None
+
+
+_lean = msgspec.json.Decoder(Lean)
+_enc = msgspec.json.Encoder()
+
+
+def wire_bytes(payload: int) -> int:
+    """A server→client frame on the wire: payload plus the unmasked header."""
+    return payload + (2 if payload < 126 else 4 if payload < 65536 else 10)
+
+
+@dataclass(eq=False)
+class Conn:
+    ws: LeanConnection
+    table: TableRun
+    role: str
+    char: str | None = None
+    rev: int = -1
+    is_gm: bool = False
+
+
+@dataclass(eq=False)
+class Rec:
+    id: str
+    table: TableRun
+    char: str | None  # None: a table-level command
+    category: str
+    scheduled: float
+    sent: float = 0.0
+    rev: int | None = None
+
+
+@dataclass(eq=False)
+class TableRun:
+    id: str
+    system: str
+    chars: list[str]
+    owners: dict[str, str]  # char -> player token
+    gm_token: str
+    spectator_token: str
+    player_tokens: list[tuple[str, str | None]]  # (token, char it owns)
+    conns: list[Conn] = field(default_factory=list)
+    gm: Conn | None = None
+    owner_conn: dict[str, Conn] = field(default_factory=dict)
+    view: dict[str, Any] | None = None
+    seen: dict[int, int] = field(default_factory=dict)
+    waiting: dict[int, list[Rec]] = field(default_factory=dict)
+    done_rev: int = -1
+    busy: set[str] = field(default_factory=set)
+    table_busy: bool = False
+    local: dict[str, workload.CharLocal] = field(default_factory=dict)
+
+
+@dataclass
+class Phase:
+    """Figures of one measured stretch (fixed rate or one ramp step)."""
+
+    rate: float
+    duration: float
+    scheduled: int = 0
+    sent: int = 0
+    completed: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    latencies: list[float] = field(default_factory=list)
+    send_lag: list[float] = field(default_factory=list)
+    unsent: int = 0
+    unfinished: int = 0
+    backlog: list[int] = field(default_factory=list)
+    patch_msgs: int = 0
+    patch_bytes: int = 0
+    single_patch_msgs: int = 0
+    single_patch_bytes: int = 0
+    categories: Counter[str] = field(default_factory=Counter)
+    gen_cpu: float = 0.0
+    server_cpu: float = 0.0
+    server_sys: float = 0.0
+    wall: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        lat = sorted(self.latencies)
+        ms = [x * 1000 for x in lat]
+
+        def pct(p: float) -> float | None:
+            if not ms:
+                return None
+            return round(ms[min(len(ms) - 1, int(p * len(ms)))], 3)
+
+        done = max(self.completed + sum(self.errors.values()), 1)
+        return {
+            "rate": self.rate,
+            "seconds": self.duration,
+            "scheduled": self.scheduled,
+            "sent": self.sent,
+            "completed": self.completed,
+            "errors": sum(self.errors.values()),
+            "error_codes": dict(self.errors),
+            "unsent": self.unsent,
+            "unfinished": self.unfinished,
+            "p50_ms": pct(0.50),
+            "p95_ms": pct(0.95),
+            "p99_ms": pct(0.99),
+            "max_ms": round(ms[-1], 3) if ms else None,
+            "achieved_per_s": round(self.completed / self.duration, 1) if self.duration else 0,
+            "backlog_samples": self.backlog,
+            "send_lag_p99_ms": (
+                round(sorted(self.send_lag)[int(0.99 * (len(self.send_lag) - 1))] * 1000, 3)
+                if self.send_lag
+                else None
+            ),
+            "patch_msgs": self.patch_msgs,
+            "bytes_per_patch": round(self.patch_bytes / self.patch_msgs, 1) if self.patch_msgs else None,
+            "server_cpu_s": round(self.server_cpu, 3),
+            "server_cpu_us_per_cmd": round(self.server_cpu / done * 1e6, 1),
+            "server_sys_us_per_cmd": round(self.server_sys / done * 1e6, 1),
+            "gen_cpu_s": round(self.gen_cpu, 3),
+            "gen_cpu_us_per_cmd": round(self.gen_cpu / done * 1e6, 1),
+            "gen_cpu_share": round(self.gen_cpu / self.wall, 3) if self.wall else None,
+            "server_cpu_share": round(self.server_cpu / self.wall, 3) if self.wall else None,
+            "categories": dict(self.categories),
+        }
+
+
+class Generator:
+    def __init__(self, server: ServerProc, tables: list[TableRun], spectators: int, seed: int = 7) -> None:
+        self.server = server
+        self.spectators = spectators
+        self.tables = tables
+        self.rng = random.Random(seed)
+        self.inflight: dict[str, Rec] = {}
+        self.ids = itertools.count(1)
+        self.phase: Phase | None = None
+        self.by_system: dict[str, list[TableRun]] = {}
+        for t in tables:
+            self.by_system.setdefault(t.system, []).append(t)
+        self.categories = [c for c, (w, systems, _d) in workload.MIX.items() if self._fits(systems)]
+        self.weights = [workload.MIX[c][0] for c in self.categories]
+        self.loop = asyncio.get_running_loop()
+        self.failures: list[str] = []
+
+    def _fits(self, systems: tuple[str, ...]) -> bool:
+        return any(s in self.by_system for s in systems)
+
+    # -- connections --------------------------------------------------------
+
+    async def connect_all(self, concurrency: int = 32) -> int:
+        gate = asyncio.Semaphore(concurrency)
+        plans: list[tuple[TableRun, str, str, str | None]] = []
+        for t in self.tables:
+            plans.append((t, "gm", t.gm_token, None))
+            for token, char in t.player_tokens:
+                plans.append((t, "player", token, char))
+            plans.extend((t, "spectator", t.spectator_token, None) for _ in range(self._spectators(t)))
+
+        async def one(t: TableRun, role: str, token: str, char: str | None) -> None:
+            async with gate:
+                for attempt in range(5):
+                    try:
+                        ws = await LeanConnection.open(self.server.ws_url)
+                        break
+                    except (OSError, Closed):
+                        if attempt == 4:
+                            raise
+                        await asyncio.sleep(0.2 * (attempt + 1))
+                hello = {"type": "hello", "protocol": 1, "token": token}
+                ws.send_text(_enc.encode(hello))
+                welcome = msgspec.json.decode(await ws.recv())
+                if welcome.get("type") != "welcome":
+                    raise RuntimeError(f"refused: {welcome}")
+                snapshot = msgspec.json.decode(await ws.recv())
+                conn = Conn(ws=ws, table=t, role=role, char=char, rev=snapshot["rev"], is_gm=role == "gm")
+                if conn.is_gm:
+                    t.gm = conn
+                    t.view = snapshot["state"]
+                if char is not None:
+                    t.owner_conn[char] = conn
+                t.conns.append(conn)
+                ws.on_message = functools.partial(self._on_message, conn)
+
+        await asyncio.gather(*(one(*p) for p in plans))
+        for t in self.tables:
+            revs = {c.rev for c in t.conns}
+            if len(revs) != 1:
+                raise RuntimeError(f"table {t.id}: connections at different revs {revs}")
+            t.done_rev = revs.pop()
+        return sum(len(t.conns) for t in self.tables)
+
+    def _spectators(self, t: TableRun) -> int:
+        return self.spectators
+
+    async def close(self) -> None:
+        conns = [c for t in self.tables for c in t.conns]
+        for i in range(0, len(conns), 200):
+            await asyncio.gather(*(c.ws.close() for c in conns[i : i + 200]))
+
+    # -- receiving ----------------------------------------------------------
+
+    def _on_message(self, conn: Conn, data: bytes) -> None:
+        try:
+            self._frame(conn, data)
+        except Exception as exc:  # surfaced in the report, never silent
+            self.failures.append(f"{type(exc).__name__}: {exc}")
+
+    def _frame(self, conn: Conn, data: bytes) -> None:
+        msg = _lean.decode(data)
+        kind = msg.type
+        if kind == "patch":
+            phase = self.phase
+            if conn.is_gm:
+                full = msgspec.json.decode(data)
+                table = conn.table
+                table.view = jsonpatch.apply(table.view, full["ops"])
+            if phase is not None:
+                size = wire_bytes(len(data))
+                phase.patch_msgs += 1
+                phase.patch_bytes += size
+            self._advance(conn, msg.rev or 0)
+        elif kind == "ack":
+            rec = self.inflight.get(msg.id or "")
+            if rec is not None:
+                rec.rev = msg.rev
+                t = rec.table
+                if msg.rev is None or msg.rev <= t.done_rev:
+                    self._finish(rec, time.perf_counter(), None)
+                else:
+                    t.waiting.setdefault(msg.rev, []).append(rec)
+        elif kind == "error":
+            rec = self.inflight.get(msg.id or "")
+            if rec is not None:
+                self._finish(rec, time.perf_counter(), msg.code or "error")
+        elif kind == "snapshot":
+            if conn.is_gm:
+                conn.table.view = msgspec.json.decode(data)["state"]
+            self._advance(conn, msg.rev or 0)
+
+    def _advance(self, conn: Conn, rev: int) -> None:
+        t = conn.table
+        n = len(t.conns)
+        seen = t.seen
+        for r in range(conn.rev + 1, rev + 1):
+            count = seen.get(r, 0) + 1
+            if count >= n:
+                seen.pop(r, None)
+                t.done_rev = r
+                for rec in t.waiting.pop(r, ()):
+                    self._finish(rec, time.perf_counter(), None)
+            else:
+                seen[r] = count
+        if rev > conn.rev:
+            conn.rev = rev
+
+    def _finish(self, rec: Rec, now: float, error: str | None) -> None:
+        self.inflight.pop(rec.id, None)
+        t = rec.table
+        if rec.char is None:
+            t.table_busy = False
+        else:
+            t.busy.discard(rec.char)
+        phase = self.phase
+        if phase is None:
+            return
+        if error is not None:
+            phase.errors[error] += 1
+        else:
+            phase.completed += 1
+            phase.latencies.append(now - rec.scheduled)
+
+    # -- sending ------------------------------------------------------------
+
+    def _pick(self, scheduled: float) -> tuple[Rec, Conn, dict[str, Any]] | None:
+        category = self.rng.choices(self.categories, self.weights)[0]
+        systems = workload.MIX[category][1]
+        pool = [t for s in systems for t in self.by_system.get(s, ())]
+        for _ in range(8):
+            t = self.rng.choice(pool)
+            if category == "clock_combat":
+                if t.table_busy:
+                    continue
+                local = t.local.setdefault("", workload.CharLocal())
+                body = workload.table_command(t.view, local)
+                assert t.gm is not None
+                t.table_busy = True
+                rec = Rec(f"b{next(self.ids)}", t, None, category, scheduled)
+                return rec, t.gm, body
+            idle = [c for c in t.chars if c not in t.busy]
+            if not idle:
+                continue
+            char = self.rng.choice(idle)
+            local = t.local.setdefault(char, workload.CharLocal())
+            owner = t.owner_conn.get(char)
+            choice = workload.choose(category, t.system, char, owner is not None, t.view, local)
+            sender = owner if (choice.by_owner and owner is not None) else t.gm
+            assert sender is not None
+            t.busy.add(char)
+            return Rec(f"b{next(self.ids)}", t, char, category, scheduled), sender, choice.body
+        return None
+
+    async def run_phase(self, rate: float, duration: float, drain: float = 5.0) -> Phase:
+        """Send ``rate`` commands/s for ``duration`` s on a fixed schedule,
+        then wait up to ``drain`` s for the last ones to complete."""
+        phase = Phase(rate=rate, duration=duration)
+        self.phase = phase
+        cpu0, wall0 = self_cpu(), time.perf_counter()
+        user0, sys0 = cpu_times(self.server.pid)
+        start = time.perf_counter() + 0.02
+        total = int(rate * duration)
+        phase.scheduled = total
+        due: deque[float] = deque()
+        i = 0
+        next_sample = start + 1.0
+        give_up = start + duration + 2.0
+        while i < total or due:
+            now = time.perf_counter()
+            while i < total and start + i / rate <= now:
+                due.append(start + i / rate)
+                i += 1
+            while due:
+                picked = self._pick(due[0])
+                if picked is None:
+                    break
+                due.popleft()
+                rec, sender, body = picked
+                phase.categories[rec.category] += 1
+                message = {"type": "cmd", "id": rec.id, "table": rec.table.id, "body": body}
+                self.inflight[rec.id] = rec
+                rec.sent = time.perf_counter()
+                phase.send_lag.append(rec.sent - rec.scheduled)
+                phase.sent += 1
+                try:
+                    sender.ws.send_text(_enc.encode(message))
+                except Closed:
+                    self._finish(rec, time.perf_counter(), "connection_closed")
+            if now >= next_sample:
+                phase.backlog.append(len(self.inflight) + len(due))
+                next_sample += 1.0
+            if now > give_up:
+                phase.unsent = len(due) + (total - i)
+                break
+            wake = start + i / rate if i < total else now + 0.001
+            await asyncio.sleep(min(max(wake - time.perf_counter(), 0.0005), 0.01))
+        phase.backlog.append(len(self.inflight))
+        end = time.perf_counter() + drain
+        while self.inflight and time.perf_counter() < end:
+            await asyncio.sleep(0.01)
+        phase.unfinished = len(self.inflight)
+        phase.wall = time.perf_counter() - wall0
+        phase.gen_cpu = self_cpu() - cpu0
+        user1, sys1 = cpu_times(self.server.pid)
+        phase.server_cpu = (user1 - user0) + (sys1 - sys0)
+        phase.server_sys = sys1 - sys0
+        self.phase = None
+        # Forget what never finished so that its characters are usable again.
+        for rec in list(self.inflight.values()):
+            self._finish(rec, time.perf_counter(), None)
+        return phase
+
+    async def probe_single_field(self) -> tuple[int, int] | None:
+        """One GM command that changes exactly one field of every audience's
+        view (a DRYH table's hope, via ``correct``): its patch size on the
+        wire at a spectator, and its op count."""
+        tables = self.by_system.get("dryh") or self.tables
+        t = tables[0]
+        spectator = next((c for c in t.conns if c.role == "spectator"), t.conns[-1])
+        got: asyncio.Future[bytes] = self.loop.create_future()
+        original = self._frame
+
+        def spy(conn: Conn, data: bytes) -> None:
+            if conn is spectator and not got.done() and b'"patch"' in data:
+                got.set_result(data)
+            original(conn, data)
+
+        self._frame = spy  # type: ignore[method-assign]
+        try:
+            hope = int(((t.view or {}).get("game") or {}).get("hope", 0))
+            body = {"type": "correct", "field": "hope", "value": (hope + 1) % 50}
+            assert t.gm is not None
+            message = {"type": "cmd", "id": f"probe{next(self.ids)}", "table": t.id, "body": body}
+            t.gm.ws.send_text(_enc.encode(message))
+            data = await asyncio.wait_for(got, 10)
+        finally:
+            self._frame = original  # type: ignore[method-assign]
+        ops = msgspec.json.decode(data).get("ops", [])
+        return wire_bytes(len(data)), len(ops)

@@ -1,0 +1,73 @@
+"""The benchmark, once, at a tiny size: the one command runs end to end
+against both servers and prints every figure (values sane, not the
+targets: those are for the default run on a quiet machine)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = [
+    *("-T", "3", "-P", "1", "-S", "1", "-C", "2"),
+    *("--rate", "20", "--seconds", "2", "--warmup", "0.5"),
+    *("--no-ramp", "--prefill", "300", "--durability", "normal,full"),
+]
+
+
+def _run(tmp_path: Path) -> tuple[str, dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", *TINY, "--work-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line for line in done.stdout.splitlines() if line.startswith("BENCH_JSON ")]
+    assert len(lines) == 1, done.stdout[-3000:]
+    return done.stdout, json.loads(lines[0].split(" ", 1)[1])
+
+
+def _check_server(res: dict[str, Any], connections: int, commands: int) -> None:
+    assert res["connections"] == connections
+    fixed = res["fixed"]
+    assert fixed["scheduled"] == commands
+    assert fixed["completed"] + fixed["errors"] == commands
+    assert fixed["errors"] <= commands // 10, fixed["error_codes"]
+    assert fixed["unsent"] == 0 and fixed["unfinished"] == 0
+    for key in ("p50_ms", "p95_ms", "p99_ms", "max_ms"):
+        assert 0 < fixed[key] < 5000, (key, fixed[key])
+    assert fixed["p50_ms"] <= fixed["p95_ms"] <= fixed["p99_ms"] <= fixed["max_ms"]
+    assert fixed["server_cpu_us_per_cmd"] >= 0 and fixed["gen_cpu_us_per_cmd"] > 0
+    assert fixed["patch_msgs"] >= fixed["completed"] * 1  # every connection gets every rev
+    assert 40 < fixed["bytes_per_patch"] < 20_000
+    assert 40 < res["one_field_patch_bytes"] < 1000 and res["one_field_patch_ops"] == 1
+    assert res["rss_peak_kib"] > 1000 and res["rss_per_conn_kib"] >= 0
+
+
+def test_bench_runs_at_a_tiny_size(tmp_path: Path) -> None:
+    out, report = _run(tmp_path)
+    connections = 3 * (1 + 1 + 1)  # GM, player, spectator per table
+    commands = 20 * 2
+    _check_server(report["baseline"], connections, commands)
+    assert set(report["vigil"]) == {"normal", "full"}
+    assert report["prefill"]["entries"] == 300
+    for mode, res in report["vigil"].items():
+        _check_server(res, connections, commands)
+        assert res["fixed"]["errors"] == 0, (mode, res["fixed"]["error_codes"])
+        assert 0 < res["restart"]["seconds"] < 60
+        assert res["restart"]["tables_loaded"] == 3
+        assert set(report["targets"][mode]) == {
+            "p99_ms_at_fixed",
+            "cpu_ratio",
+            "rss_per_conn_kib",
+            "one_field_patch_bytes",
+            "restart_s",
+        }
+    assert report["machine"]["nproc"] >= 1
+    for figure in ("p99 ms", "server CPU µs/cmd", "RSS KiB/connection", "restart s", "one-field patch bytes"):
+        assert figure in out

@@ -1,0 +1,134 @@
+"""The server renders views incrementally (only changed characters, parts
+shared by identity between revs and between audiences, one diff per
+distinct sight). Whatever it does, every audience's patch must take its
+previous view to exactly the view built from scratch, and the table
+document must stay exactly ``to_builtins`` of the rules' state."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgspec
+
+from bench import workload
+from vigil import jsonpatch
+from vigil.net.hub import Hub, TableHost
+from vigil.protocol import command_decoder
+from vigil.rules.dice import RandomDice
+from vigil.rules.outcome import RuleError
+from vigil.rules.system import Actor, Ctx
+from vigil.rules.systems import SYSTEMS
+from vigil.store.base import TableRecord
+from vigil.table import Table
+from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, build_view, renders
+
+GM = Actor(id="gm#t", role="gm")
+
+
+def _fresh_view(table: Table, audience: Audience) -> dict[str, Any]:
+    """The view as the first version of the server built it: from scratch."""
+    return build_view(
+        audience,
+        table_id=table.id,
+        name=table.name,
+        system=table.system,
+        state=table.state,
+        chars=renders(table.system, table.state, table.doc["meta"]),
+        anchor=table.anchor,
+        settings=table.settings,
+    )
+
+
+def _plain(value: Any) -> bytes:
+    return msgspec.json.encode(value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON, member order aside (a patch's ``add`` appends), with
+    ``1``, ``1.0`` and ``true`` told apart."""
+    return _plain(_sorted(a)) == _plain(_sorted(b))
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def _follow(host: TableHost, shadow: dict[str, Any]) -> None:
+    """Render the new rev as the hub does; apply each audience's patch to
+    its client-side copy."""
+    _rev, messages = Hub._render(None, host)  # type: ignore[arg-type]  # uses only ``host``
+    for key, message in messages.items():
+        shadow[key] = jsonpatch.apply(shadow[key], msgspec.json.decode(message)["ops"])
+
+
+def test_patches_take_every_audience_to_the_fresh_view() -> None:
+    rng = random.Random(1)
+    dice = RandomDice(seed=2)
+    wall = 1_000_000.0
+    for system in ("dryh", "mettle", "hursagmu"):
+        table = Table.new("t", SYSTEMS[system], "T", {}, wall)
+        host = TableHost(
+            table=table, record=TableRecord(id="t", system=system, name="T", key="k", epoch=1, created=0)
+        )
+        audiences = [GM_AUDIENCE, PUBLIC_AUDIENCE] + [
+            Audience("player", frozenset({f"c{j}"})) for j in range(3)
+        ]
+        for audience in audiences:
+            host.views[audience.key] = table.view(audience)
+            host.audiences[audience.key] = audience
+        shadow = {a.key: msgspec.json.decode(_plain(host.views[a.key])) for a in audiences}
+        local: dict[str, workload.CharLocal] = {}
+        bodies: list[dict[str, Any]] = [
+            {
+                "type": "character.create",
+                "id": f"c{j}",
+                "name": f"C{j}",
+                "kind": "pc" if j < 3 else "npc",
+                "sheet": workload.SHEETS[system],
+            }
+            for j in range(4)
+        ]
+        if system != "dryh":
+            bodies.append({"type": "clock.run", "rate": 30.0})
+        for i in range(400):
+            if i >= len(bodies):
+                view = table.view(GM_AUDIENCE)
+                cats = [c for c, (_w, systems, _d) in workload.MIX.items() if system in systems]
+                cat = rng.choice(cats)
+                char = f"c{rng.randrange(4)}"
+                if cat == "clock_combat":
+                    body = workload.table_command(view, local.setdefault("", workload.CharLocal()))
+                else:
+                    body = workload.choose(
+                        cat, system, char, True, view, local.setdefault(char, workload.CharLocal())
+                    ).body
+                if i % 23 == 0:
+                    body = {
+                        "type": "character.meta",
+                        "char": char,
+                        "visibility": rng.choice(["full", "status", "hidden"]),
+                    }
+                bodies.append(body)
+            wall += 7.0
+            ctx = Ctx(dice=dice, actor=GM, max_effects=100_000)
+            due = table.advance(wall, ctx)
+            if due is not None:
+                table.commit(due)
+                _follow(host, shadow)
+            try:
+                change = table.prepare(command_decoder.decode(_plain(bodies[i])), wall, ctx)
+            except RuleError:
+                change = None
+            if change is not None:
+                table.commit(change)
+                _follow(host, shadow)
+            assert _plain(table.doc["state"]) == _plain(msgspec.to_builtins(table.state))
+            for audience in audiences:
+                fresh = _fresh_view(table, audience)
+                assert _same(shadow[audience.key], fresh), (system, i, audience.key)
+                assert _plain(host.views[audience.key]) == _plain(fresh), (system, i, audience.key)
