@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -81,59 +80,29 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> int:
-    from vigil import auth
-    from vigil.store.base import TokenRecord
+    from vigil import tokens
     from vigil.store.sqlite import SqliteStore
 
     config = _config(args, ["data_dir"])
     store = SqliteStore(config.db_path)
     try:
         if args.operator:
-            tokens = [t for t in store.tokens(auth.OPERATOR_SCOPE) if not t.revoked]
-            token_id = tokens[0].token_id if tokens else auth.new_token_id()
-            if not tokens:
-                store.add_token(
-                    TokenRecord(
-                        table=auth.OPERATOR_SCOPE,
-                        token_id=token_id,
-                        role="operator",
-                        chars=[],
-                        label="operator",
-                        expires=None,
-                        created=time.time(),
-                    )
-                )
-            claims = auth.Claims(
-                table=auth.OPERATOR_SCOPE, role="operator", token_id=token_id, label="operator"
-            )
-            print(auth.mint(store.server_secret(), claims))
+            print(tokens.operator_token(store))
             return 0
         records = {r.id: r for r in store.tables()}
         if args.table not in records:
             print(f"no table {args.table!r}; tables: {', '.join(records) or 'none'}", file=sys.stderr)
             return 2
-        days = args.days if args.days is not None else (None if args.role == "spectator" else 30.0)
-        now = time.time()
+        days = args.days
+        if days is None:
+            days = {"gm": config.gm_token_days, "player": config.player_token_days}.get(
+                args.role, config.spectator_token_days
+            )
         chars = [c for c in args.chars.split(",") if c]
-        record = TokenRecord(
-            table=args.table,
-            token_id=auth.new_token_id(),
-            role=args.role,
-            chars=chars,
-            label=args.label,
-            created=now,
-            expires=None if days is None else now + days * 86400,
+        token, _ = tokens.issue(
+            store, records[args.table].key, args.table, args.role, chars, args.label, days
         )
-        store.add_token(record)
-        claims = auth.Claims(
-            table=args.table,
-            role=args.role,
-            token_id=record.token_id,
-            chars=chars,
-            expires=record.expires,
-            label=args.label,
-        )
-        print(auth.mint(records[args.table].key, claims))
+        print(token)
         return 0
     finally:
         store.close()

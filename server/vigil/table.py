@@ -148,7 +148,7 @@ class Table:
         chars = self._current_renders()
         own = audience.chars
         return tuple(
-            "f" if cid in own or r.visibility == "full" else "s" if r.visibility == "status" else "-"
+            "o" if cid in own else "f" if r.visibility == "full" else "s" if r.visibility == "status" else "-"
             for cid, r in chars.items()
         )
 
@@ -341,8 +341,10 @@ class Table:
         doc = jsonpatch.apply(doc, inverse)
         doc["undo"] = [r for r in self.doc.get("undo", []) if r != rev]
         try:
-            msgspec.convert(doc["state"], self.system.table_type)
-        except msgspec.ValidationError:
+            # Valid by type and by the game's own invariants (a DRYH roll
+            # must not keep a helper whose creation is being undone).
+            self.system.validate(msgspec.convert(doc["state"], self.system.table_type))
+        except (msgspec.ValidationError, RuleError):
             raise RuleError("undo_conflict", rev=rev) from None
         now = self.state.clock.now
         event = Event(code="undone", at=now, params={"rev": rev}, actor=actor)

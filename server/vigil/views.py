@@ -38,6 +38,10 @@ GM_AUDIENCE = Audience(GM)
 PUBLIC_AUDIENCE = Audience(PUBLIC)
 
 
+# Sheet fields that only the GM and the character's own player see.
+GM_ONLY_SHEET_FIELDS = ("kits",)
+
+
 class CharacterRender:
     """A character's renders, computed once per change and shared by every
     audience: the full one (sheet + derived numbers) and the status one.
@@ -72,10 +76,17 @@ class CharacterRender:
             derived = same_or(derived, old.full["derived"])
         self.visibility: str = base["visibility"]
         self.status: dict[str, Any] = base
+        # ``full`` is what the GM and the character's own player see;
+        # ``public`` is the same for everyone else with full visibility, less
+        # the GM-only contents of the sheet (DESIGN: kit contents).
         self.full: dict[str, Any] = {**base, "sheet": sheet, "derived": derived}
+        hidden = [k for k in GM_ONLY_SHEET_FIELDS if k in sheet]
+        public_sheet = {k: v for k, v in sheet.items() if k not in hidden} if hidden else sheet
+        self.public: dict[str, Any] = {**base, "sheet": public_sheet, "derived": derived}
         self.gm: dict[str, Any] = {**self.full, "notes": meta.get("notes", "")}
         if old is not None:
             self.full = same_or(self.full, old.full)
+            self.public = same_or(self.public, old.public)
             self.gm = same_or(self.gm, old.gm)
 
 
@@ -181,8 +192,10 @@ def build_view(
     for cid, render in chars.items():
         if is_gm:
             characters[cid] = render.gm
-        elif cid in audience.chars or render.visibility == "full":
+        elif cid in audience.chars:
             characters[cid] = render.full
+        elif render.visibility == "full":
+            characters[cid] = render.public
         elif render.visibility == "status":
             characters[cid] = render.status
     # The game decides what of its table-level state a viewer sees (DRYH:

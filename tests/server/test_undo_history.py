@@ -102,3 +102,17 @@ async def test_import_refuses_a_broken_document(running: Running) -> None:
         reply = await op.cmd({"type": "table.import", "document": document})
         assert reply["code"] == "bad_document", broken
     assert [t["id"] for t in await op.ok({"type": "table.list"})] == [table]
+
+
+async def test_undo_refuses_to_leave_a_state_the_rules_reject(running: Running) -> None:
+    """Undoing the creation of a character who has since joined a DRYH roll
+    as a helper would leave the roll naming nobody: refused, nothing changes."""
+    _table, gm = await running.table("dryh", {"a": {}})
+    await gm.ok({"type": "dryh.open", "char": "a", "pain": 1, "kind": "environmental"})
+    await gm.ok({"type": "character.create", "id": "x", "name": "X"})
+    player = await running.connect(await running.mint(gm, "player", ["x"]))
+    await player.ok({"type": "dryh.help", "char": "a", "helper": "x"})
+    rev = gm.rev
+    reply = await gm.cmd({"type": "undo"})
+    assert reply["type"] == "error" and reply["code"] == "undo_conflict"
+    assert gm.rev == rev and gm.state is not None and "x" in gm.state["characters"]

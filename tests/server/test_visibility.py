@@ -102,3 +102,22 @@ async def test_history_hides_gm_only_table_events_and_hidden_names(running: Runn
     assert "ghost" not in text and "response_boxes" not in text
     codes = [e["code"] for entry in page["entries"] for e in entry["events"]]
     assert "roll_opened" in codes and "options_changed" not in codes
+
+
+async def test_kit_contents_reach_only_the_gm_and_the_owner(running: Running) -> None:
+    """DESIGN "Visibility": kit contents are not for other players or
+    spectators; the owner sees them (it spends them in MET-11)."""
+    _table, gm = await running.table(
+        "mettle", {"medic": {"mettle": 5, "kits": {"herbs": 3}}, "other": {"mettle": 4}}
+    )
+    owner = await running.connect(await running.mint(gm, "player", ["medic"]))
+    other = await running.connect(await running.mint(gm, "player", ["other"]))
+    spectator = await running.connect(await running.mint(gm, "spectator"))
+    await gm.ok({"type": "mettle.kit_set", "char": "medic", "kit": "bandages", "uses": 2})
+    for client in (owner, other, spectator):
+        await client.wait_rev(gm.rev)
+    assert owner.state is not None and other.state is not None and spectator.state is not None
+    assert owner.state["characters"]["medic"]["sheet"]["kits"] == {"herbs": 3, "bandages": 2}
+    for client in (other, spectator):
+        assert "kits" not in client.state["characters"]["medic"]["sheet"]
+        assert "bandages" not in json.dumps(client.patches)

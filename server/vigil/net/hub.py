@@ -25,8 +25,8 @@ from websockets.asyncio.connection import broadcast
 from websockets.asyncio.server import ServerConnection
 
 import vigil.server_words  # noqa: F401 - registers the server's codes
-from vigil import auth, jsonpatch
-from vigil.net.config import DAY, Config
+from vigil import auth, jsonpatch, tokens
+from vigil.net.config import Config
 from vigil.protocol import Error, Patch, Snapshot, encoder
 from vigil.rules.dice import SecureDice
 from vigil.rules.outcome import Event, RuleError
@@ -203,58 +203,24 @@ class Hub:
     # -- tokens -------------------------------------------------------------
 
     def operator_token(self) -> str:
-        """The operator token printed at start: one stable token id per data
-        directory, so restarting does not invalidate it."""
-        records = {t.token_id: t for t in self.store.tokens(auth.OPERATOR_SCOPE)}
-        token_id = next((tid for tid, t in records.items() if not t.revoked), None)
-        if token_id is None:
-            token_id = auth.new_token_id()
-            self.store.add_token(
-                TokenRecord(
-                    table=auth.OPERATOR_SCOPE,
-                    token_id=token_id,
-                    role="operator",
-                    chars=[],
-                    label="operator",
-                    expires=None,
-                    created=time.time(),
-                )
-            )
-        claims = auth.Claims(table=auth.OPERATOR_SCOPE, role="operator", token_id=token_id, label="operator")
-        return auth.mint(self.server_key, claims)
+        return tokens.operator_token(self.store)
 
     def mint(
         self, host: TableHost, role: auth.Role, chars: list[str], label: str, ttl_days: float | None
     ) -> tuple[str, TokenRecord]:
+        """A token for ``host``'s table; lifetimes default per role (DESIGN
+        "Security": GM and player 30 days, spectator until revoked)."""
         if ttl_days is None:
             ttl_days = {
                 "gm": self.config.gm_token_days,
                 "player": self.config.player_token_days,
                 "spectator": self.config.spectator_token_days,
-            }[role]
-        now = time.time()
-        expires = None if ttl_days is None else now + ttl_days * DAY
-        token_id = auth.new_token_id()
-        record = TokenRecord(
-            table=host.record.id,
-            token_id=token_id,
-            role=role,
-            chars=chars,
-            label=label,
-            expires=expires,
-            created=now,
+            }.get(role)
+        token, record = tokens.issue(
+            self.store, host.record.key, host.record.id, role, chars, label, ttl_days
         )
-        self.store.add_token(record)
-        host.tokens[token_id] = record
-        claims = auth.Claims(
-            table=host.record.id,
-            role=role,
-            token_id=token_id,
-            chars=chars,
-            expires=expires,
-            label=label,
-        )
-        return auth.mint(host.record.key, claims), record
+        host.tokens[record.token_id] = record
+        return token, record
 
     def authenticate(self, token: str) -> auth.Claims:
         scope = auth.scope_of(token)
