@@ -28,7 +28,7 @@ from vigil.rules.system import Actor, Ctx
 from vigil.rules.systems import SYSTEMS
 from vigil.store.base import LogEntry, TableRecord
 from vigil.store.sqlite import SqliteStore
-from vigil.table import Change, Table, render_events
+from vigil.table import Change, Table
 
 GM = Actor(id="gm#bench", role="gm")
 
@@ -133,23 +133,8 @@ def prefill(
             except RuleError:
                 refused += 1
                 continue
-            rev0 = table.rev
             table.commit(change)
-            pending.append(
-                LogEntry(
-                    table=table.id,
-                    epoch=table.epoch,
-                    rev=rev0 + 1,
-                    wall=wall,
-                    game=change.game,
-                    actor=change.actor,
-                    kind=change.kind,
-                    command=change.command,
-                    events=render_events(change.events),
-                    ops=change.ops,
-                    inverse=change.inverse,
-                )
-            )
+            pending.append(change.entry(table.id, table.epoch, wall))
             events += len(change.events)
             written += 1
             host["left"] -= 1

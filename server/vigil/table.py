@@ -22,6 +22,7 @@ from vigil.rules.commands import AddCharacter, Command, RemoveCharacter
 from vigil.rules.outcome import Event, RuleError
 from vigil.rules.system import Actor, Ctx, System
 from vigil.rules.words import english
+from vigil.store.base import LogEntry
 from vigil.table_commands import (
     CharacterCreate,
     CharacterMeta,
@@ -58,6 +59,22 @@ class Change:
     # The rules' state this change leads to, when the change was made from
     # one (saves converting the document back on commit); None otherwise.
     state: Any = None
+
+    def entry(self, table: str, epoch: int, wall: float) -> LogEntry:
+        """The log entry of this change, once committed (its rev is set)."""
+        return LogEntry(
+            table=table,
+            epoch=epoch,
+            rev=self.rev,
+            wall=wall,
+            game=self.game,
+            actor=self.actor,
+            kind=self.kind,
+            command=self.command,
+            events=render_events(self.events),
+            ops=self.ops,
+            inverse=self.inverse,
+        )
 
 
 @dataclass

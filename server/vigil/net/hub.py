@@ -33,7 +33,7 @@ from vigil.rules.outcome import Event, RuleError
 from vigil.rules.system import Actor, Ctx
 from vigil.rules.systems import SYSTEMS
 from vigil.store.base import LogEntry, Store, TableRecord, TokenRecord
-from vigil.table import Change, Table, render_events
+from vigil.table import Change, Table
 from vigil.table_commands import ClockPause, ClockRun
 from vigil.views import PUBLIC_AUDIENCE, Audience
 
@@ -371,7 +371,7 @@ class Hub:
             if not kept:
                 self._arm(host)
                 return Change("none", "system", table.game_now(wall), None, [], table.doc, [], [])
-            entries = self._entries(host, kept, before[1])
+            entries = self._entries(host, kept)
             await self.committer.commit(entries)
         except BaseException:
             table._load_doc(before[0])
@@ -383,23 +383,9 @@ class Hub:
         self._after_commit(host, entries, rendered)
         return kept[-1]
 
-    def _entries(self, host: TableHost, changes: list[Change], rev0: int) -> list[LogEntry]:
-        return [
-            LogEntry(
-                table=host.table.id,
-                epoch=host.table.epoch,
-                rev=rev0 + i + 1,
-                wall=time.time(),
-                game=c.game,
-                actor=c.actor,
-                kind=c.kind,
-                command=c.command,
-                events=render_events(c.events),
-                ops=c.ops,
-                inverse=c.inverse,
-            )
-            for i, c in enumerate(changes)
-        ]
+    def _entries(self, host: TableHost, changes: list[Change]) -> list[LogEntry]:
+        wall = time.time()
+        return [c.entry(host.table.id, host.table.epoch, wall) for c in changes]
 
     def _after_commit(
         self, host: TableHost, entries: list[LogEntry], rendered: list[tuple[int, dict[str, bytes]]]
