@@ -39,8 +39,9 @@ async def test_rate_limit_at_the_default_rate(tmp_path: pathlib.Path) -> None:
         elapsed = time.monotonic() - began
         limited = [r for r in replies if r["type"] == "error" and r["code"] == "rate_limited"]
         passed = len(replies) - len(limited)
-        # The burst of 40, plus what 20/s refilled while the 80 were in flight.
-        assert 40 <= passed <= 40 + 20 * elapsed + 1, (passed, elapsed)
+        # At most the burst of 40 (less what setup used) plus what 20/s refilled
+        # while the 80 were in flight.
+        assert 30 <= passed <= 40 + 20 * elapsed + 1, (passed, elapsed)
         assert limited, "past the burst, messages are refused"
         assert all(r["id"] for r in limited), "each refusal names the message it refuses"
         assert gm.rev == rev
