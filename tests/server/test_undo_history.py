@@ -116,3 +116,12 @@ async def test_undo_refuses_to_leave_a_state_the_rules_reject(running: Running) 
     reply = await gm.cmd({"type": "undo"})
     assert reply["type"] == "error" and reply["code"] == "undo_conflict"
     assert gm.rev == rev and gm.state is not None and "x" in gm.state["characters"]
+
+
+async def test_the_operator_can_unarchive(running: Running) -> None:
+    table, _gm = await running.table("mettle", {"a": {"mettle": 3}})
+    op = await running.operator()
+    await op.ok({"type": "table.archive", "archived": True}, table=table)
+    await op.ok({"type": "table.archive", "archived": False}, table=table)
+    listed = await op.ok({"type": "table.list"})
+    assert listed[0]["archived"] is False

@@ -292,7 +292,7 @@ def _check_targets(conn: Conn, host: TableHost, body: dict[str, Any]) -> None:
 async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd) -> bytes:
     body = msg.body
     result: Any = None
-    if host.record.archived and conn.role != "gm":
+    if host.record.archived and conn.role not in ("gm", "operator"):
         raise Refused("archived")
     _check_targets(conn, host, msgspec.to_builtins(body))
     match body:
