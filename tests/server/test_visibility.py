@@ -107,7 +107,7 @@ async def test_history_hides_gm_only_table_events_and_hidden_names(running: Runn
 async def test_kit_contents_reach_only_the_gm_and_the_owner(running: Running) -> None:
     """DESIGN "Visibility": kit contents are not for other players or
     spectators; the owner sees them (it spends them in MET-11)."""
-    _table, gm = await running.table(
+    table, gm = await running.table(
         "mettle", {"medic": {"mettle": 5, "kits": {"herbs": 3}}, "other": {"mettle": 4}}
     )
     owner = await running.connect(await running.mint(gm, "player", ["medic"]))
@@ -121,3 +121,7 @@ async def test_kit_contents_reach_only_the_gm_and_the_owner(running: Running) ->
     for client in (other, spectator):
         assert "kits" not in client.state["characters"]["medic"]["sheet"]
         assert "bandages" not in json.dumps(client.patches)
+        page = await client.request({"type": "history", "table": table})
+        assert "bandages" not in json.dumps(page) and "kit_set" in json.dumps(page)
+    owner_page = await owner.request({"type": "history", "table": table})
+    assert "bandages" in json.dumps(owner_page)

@@ -495,6 +495,11 @@ PUBLIC_TABLE_EVENTS = frozenset(
 )
 
 
+# Event parameters about kit contents: like the sheet's kits, only for the
+# GM and the character's own player (DESIGN "Visibility").
+KIT_PARAMS = frozenset({"kit", "kit_uses"})
+
+
 def _mentions(value: Any, ids: set[str]) -> bool:
     if isinstance(value, str):
         return value in ids
@@ -526,7 +531,9 @@ def _visible_entry(
             continue
         seen = view["characters"].get(char) if char is not None else None
         status_only = char is not None and char not in conn.chars and "sheet" not in (seen or {})
-        if status_only or _mentions(event.get("params"), hidden):
+        kits = char not in conn.chars and bool(KIT_PARAMS & set(event.get("params", {})))
+        if status_only or kits or _mentions(event.get("params"), hidden):
+            # Numbers, kit contents or hidden names: the bare event only.
             events.append({k: event[k] for k in ("code", "at", "char", "rule") if k in event})
         else:
             events.append(event)
