@@ -160,6 +160,7 @@ class Hub:
         self.dice = SecureDice()
         self.server_key = store.server_secret()
         self.closing = False
+        self._operator_tokens: dict[str, TokenRecord] = {}
         self._watchdog: asyncio.Task[None] | None = None
         self._behind: set[Conn] = set()  # connections past their backlog
 
@@ -223,22 +224,23 @@ class Hub:
         return token, record
 
     def authenticate(self, token: str) -> auth.Claims:
+        """Verify the signature first; only a validly signed token costs a
+        store read, and only when its id is not known yet (minted offline by
+        ``vigil token`` while the server runs)."""
         scope = auth.scope_of(token)
         now = time.time()
         if scope == auth.OPERATOR_SCOPE:
             claims = auth.verify(self.server_key, token, now)
-            known = {t.token_id: t for t in self.store.tokens(auth.OPERATOR_SCOPE)}
-            if claims.token_id not in known or known[claims.token_id].revoked:
-                raise auth.TokenError("token_revoked")
-            return claims
-        host = self.hosts.get(scope)
-        if host is None:
-            raise auth.TokenError("bad_token")
-        claims = auth.verify(host.record.key, token, now)
-        record = host.tokens.get(claims.token_id)
-        if record is None:  # minted offline by `vigil token` while we run
-            host.tokens = {t.token_id: t for t in self.store.tokens(host.record.id)}
-            record = host.tokens.get(claims.token_id)
+            known = self._operator_tokens
+        else:
+            host = self.hosts.get(scope)
+            if host is None:
+                raise auth.TokenError("bad_token")
+            claims = auth.verify(host.record.key, token, now)
+            known = host.tokens
+        if claims.token_id not in known:
+            known.update({t.token_id: t for t in self.store.tokens(scope)})
+        record = known.get(claims.token_id)
         if record is None or record.revoked:
             raise auth.TokenError("token_revoked")
         return claims
