@@ -399,3 +399,50 @@ async def test_screenshots_of_the_mettle_dashboard(vigil_server: ServerProcess, 
     PAGES.mkdir(parents=True, exist_ok=True)
     await page.screenshot(path=str(PAGES / "dashboard-mettle.png"), full_page=True)
     assert (PAGES / "dashboard-mettle.png").stat().st_size > 10_000
+
+
+async def test_hursagmu_forms_harm_poison_and_morning(vigil_server: ServerProcess, new_page) -> None:
+    """The Hursagmu controls through the dashboard: direct harm crosses the
+    seriously-injured threshold (HUR-05) and the spectator sees the badge;
+    a poison (HUR-13) shows on the card; the morning roll (HUR-09) lands in
+    the history with its dice."""
+    op = vigil_server.operator_token
+    created = (
+        await ws_command(
+            vigil_server, op, {"type": "table.create", "system": "hursagmu", "name": "Hursagmu", "id": "hsg"}
+        )
+    )["result"]
+    gm_token = created["gm_token"]
+    await ws_command(
+        vigil_server,
+        gm_token,
+        {
+            "type": "character.create",
+            "id": "juk",
+            "name": "Juk",
+            "sheet": {"traits": {"constitution": 6, "willpower": 3}},
+        },
+        "hsg",
+    )
+    spectator = (
+        await ws_command(vigil_server, gm_token, {"type": "token.mint", "role": "spectator"}, "hsg")
+    )["result"]["token"]
+    gm = await new_page(1400, 1000)
+    watch = await new_page()
+    await open_live(gm, f"{vigil_server.url}/#token={gm_token}")
+    await open_live(watch, f"{vigil_server.url}/watch#token={spectator}")
+    await gm.locator("#act-char").select_option("juk")
+
+    await act(gm, "hursagmu.harm", wounds="12")
+    await expect(card(gm, "juk").locator("[data-stat=wounds] .stat-value")).to_have_text("12")
+    await expect(card(gm, "juk").locator("[data-badge=seriously_injured]")).to_be_visible()
+    await expect(card(watch, "juk").locator("[data-badge=seriously_injured]")).to_be_visible(timeout=1000)
+
+    await act(gm, "hursagmu.poison", damage="2", interval="60", duration="600", name="Adder venom")
+    await expect(card(gm, "juk")).to_contain_text("Adder venom")
+
+    await act(gm, "hursagmu.morning")
+    history = gm.locator("#history")
+    await expect(history).to_contain_text("hursagmu.morning")
+    await expect(history).to_contain_text(re.compile(r"Juk.*(wound|recover)", re.IGNORECASE))
+    assert not [e for e in gm.vigil_errors if "pageerror" in e]
