@@ -36,9 +36,13 @@ DEMO_CHARACTERS = [
 
 
 async def start(config: Config) -> tuple[Hub, Server]:
+    """Load every table, create the demo table on a first start (before
+    listening, so that a client never finds it half made), then listen."""
     store = SqliteStore(config.db_path, "full" if config.durability == "full" else "normal")
     hub = Hub(config, store)
     await hub.start()
+    if config.demo and not hub.hosts:
+        hub.demo_tokens = await create_demo(hub)
     origins: Any = None
     if config.origins:
         origins = [*config.origins, None]  # None: non-browser clients send no Origin
@@ -59,9 +63,9 @@ async def start(config: Config) -> tuple[Hub, Server]:
     return hub, server
 
 
-async def create_demo(hub: Hub) -> dict[str, str]:
-    """A Pain & Mettle table with three characters, for a first look."""
-    from vigil.net.session import _url
+async def create_demo(hub: Hub) -> dict[str, tuple[str, str]]:
+    """A Pain & Mettle table with three characters, for a first look; its
+    tokens by banner label, with the role whose page each one opens."""
     from vigil.rules.system import Actor
 
     host = await hub.create_table("mettle", "Demo table", {}, "demo")
@@ -72,9 +76,9 @@ async def create_demo(hub: Hub) -> dict[str, str]:
     spectator, _ = hub.mint(host, "spectator", [], "demo stream", None)
     player, _ = hub.mint(host, "player", ["brannoc"], "Brannoc's player", None)
     return {
-        "GM dashboard": _url(hub, "gm", gm_token),
-        "Spectator view": _url(hub, "spectator", spectator),
-        "Player token (Brannoc)": player,
+        "GM dashboard": ("gm", gm_token),
+        "Spectator view": ("spectator", spectator),
+        "Player token (Brannoc)": ("player", player),
     }
 
 
@@ -123,9 +127,10 @@ async def run(config: Config, on_ready: Callable[[Hub, Server], None] | None = N
         f"Vigil listening on {config.base_url}  (WebSocket: {config.base_url.replace('http', 'ws', 1)}/ws)"
     ]
     lines.append(f"Data: {config.db_path} (durability {config.durability})")
-    if config.demo and not hub.hosts:
-        for label, value in (await create_demo(hub)).items():
-            lines.append(f"{label}: {value}")
+    from vigil.net.session import _url
+
+    for label, (role, token) in hub.demo_tokens.items():
+        lines.append(f"{label}: {_url(hub, role, token) if role != 'player' else token}")
     lines.append(f"Operator token: {hub.operator_token()}")
     lines.append("More tokens: vigil token --table ID --role gm|player|spectator [--chars a,b]")
     print("\n".join(lines), file=sys.stdout, flush=True)

@@ -161,6 +161,8 @@ class Hub:
         self.server_key = store.server_secret()
         self.closing = False
         self._operator_tokens: dict[str, TokenRecord] = {}
+        # The demo table's tokens on a first start, for the printed banner.
+        self.demo_tokens: dict[str, tuple[str, str]] = {}
         self._watchdog: asyncio.Task[None] | None = None
         self._behind: set[Conn] = set()  # connections past their backlog
 
