@@ -7,8 +7,13 @@ const foundryGlobals = {
   CONFIG: "readonly", foundry: "readonly", PIXI: "readonly", ChatMessage: "readonly",
 };
 
+/**
+ * One configuration for all of Vigil's JavaScript: this module and the
+ * server's pages (server/vigil/web). `npm run lint` runs it from the
+ * repository root, so patterns start with `**` to hold from either folder.
+ */
 export default [
-  { ignores: ["node_modules/**", "dist/**"] },
+  { ignores: ["**/node_modules/**", "**/dist/**", "**/build/**", "server/vigil/assets/**"] },
   js.configs.recommended,
   {
     files: ["**/*.js", "**/*.mjs"],
@@ -22,7 +27,7 @@ export default [
     },
   },
   {
-    files: ["tools/**", "test/**"],
+    files: ["**/tools/**", "**/test/**"],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
 ];

@@ -6,7 +6,7 @@
  */
 
 import { getSetting, isActiveGM, t } from "./settings.js";
-import { POOL_ORDER, isSuccess } from "./overlay/model.js";
+import { POOL_ORDER, poolKey, readDie } from "./core/display.js";
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
@@ -29,12 +29,12 @@ export function newlyRolled(state, seen) {
 
 export function rollCardHtml(name, roll) {
   const pools = POOL_ORDER.filter((p) => roll.dice[p]?.length).map((p) => {
-    const dice = roll.dice[p].map((f) => `<span class="vigil-die vigil-${p}${isSuccess(f) ? " vigil-success" : ""}">${esc(f)}</span>`).join("");
-    return `<div class="vigil-pool"><b>${esc(t(`VIGIL.Pool.${p}`))}</b> ${dice}</div>`;
+    const dice = roll.dice[p].map((f) => `<span class="vigil-die vigil-${p}${readDie("dryh", f).success ? " vigil-success" : ""}">${esc(f)}</span>`).join("");
+    return `<div class="vigil-pool"><b>${esc(t(poolKey(p)))}</b> ${dice}</div>`;
   }).join("");
   const outcome = roll.success === null || roll.success === undefined ? "" : t(roll.success ? "VIGIL.Chat.Success" : "VIGIL.Chat.Failure");
   const summary = roll.successes === null || roll.successes === undefined ? "" : `<p>${esc(t("VIGIL.Chat.Successes", { n: roll.successes, outcome }))}</p>`;
-  const dom = roll.dominant ? `<p>${esc(t("VIGIL.Chat.Dominates", { pool: t(`VIGIL.Pool.${roll.dominant}`) }))}</p>` : "";
+  const dom = roll.dominant ? `<p>${esc(t("VIGIL.Chat.Dominates", { pool: t(poolKey(roll.dominant)) }))}</p>` : "";
   return `<div class="vigil-card"><h3>${esc(t("VIGIL.Chat.RollTitle", { name }))}</h3>${pools}${summary}${dom}</div>`;
 }
 

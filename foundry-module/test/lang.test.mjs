@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { BADGES, POOLS } from "../scripts/overlay/model.js";
+import { BADGES, GAMES, POOLS, badgeKey, badgeShortKey, counterKey, counterShortKey, countdownKey, poolKey, poolShortKey } from "../scripts/core/display.js";
 import { CODES_PATH, LANG_PATH, codeEntries, synced } from "../tools/sync-lang.mjs";
 
 const codes = JSON.parse(readFileSync(CODES_PATH, "utf8"));
@@ -37,11 +37,14 @@ test("every VIGIL.* key the module's code uses literally exists in en.json", () 
   assert.deepEqual([...used].filter((k) => !(k in lang)), []);
 });
 
-test("keys built at run time exist too: statuses, badges, pools", () => {
+test("keys built at run time exist too: statuses, badges, pools, counters, countdowns", () => {
   const keys = [
     ...["idle", "connecting", "connected", "reconnecting", "refused", "closed"].map((s) => `VIGIL.Status.${s}`),
-    ...Object.keys(BADGES).map((b) => `VIGIL.BadgeShort.${b}`),
-    ...Object.keys(POOLS).flatMap((p) => [`VIGIL.Pool.${p}`, `VIGIL.PoolShort.${p}`]),
+    ...Object.keys(BADGES).flatMap((b) => [badgeKey(b), badgeShortKey(b)]),
+    ...Object.keys(POOLS).flatMap((p) => [poolKey(p), poolShortKey(p)]),
+    ...Object.values(GAMES).flatMap((g) => g.counters.flatMap((c) => [counterKey(c.key), counterShortKey(c.key)])),
+    counterKey("rattle"), counterShortKey("rattle"),
+    ...["dying", "busy", "poison", "drug"].map(countdownKey),
   ];
   assert.deepEqual(keys.filter((k) => !(k in lang)), []);
 });

@@ -6,7 +6,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { overlayModel, characterForToken, isSuccess } from "../scripts/overlay/model.js";
+import { overlayModel, characterForToken } from "../scripts/overlay/model.js";
+import { readDie } from "../scripts/core/display.js";
 import { uiScale, screenFontPx, ringThickness, ringCover, rectCover, maxRingThickness } from "../scripts/overlay/layout.js";
 import { drawOverlay, updateOverlay, isAnimated } from "../scripts/overlay/draw.js";
 import { OverlayManager } from "../scripts/overlay/manager.js";
@@ -65,7 +66,9 @@ test("model: DRYH dice by pool with successes (1-3) and the dominant pool", () =
   assert.deepEqual(m.roll.pools[0].faces.map((f) => f.success), [false, true, true]);
   assert.equal(m.roll.dominant, "madness");
   assert.equal(m.roll.successes, 4);
-  assert.ok([1, 2, 3].every(isSuccess) && ![4, 5, 6].some(isSuccess));
+  assert.ok([1, 2, 3].every((f) => readDie("dryh", f).success) && ![4, 5, 6].some((f) => readDie("dryh", f).success));
+  // Hursagmu sums 2d6 (HUR-01): no single die is a success or a failure.
+  assert.ok([1, 2, 3, 6].every((f) => readDie("hursagmu", f).success === null));
 });
 
 test("characterForToken: token id wins, else the actor for actor-linked characters", () => {

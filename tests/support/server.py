@@ -34,6 +34,11 @@ class ServerProcess:
     proc: subprocess.Popen[str] | None = None
     banner: dict[str, str] = field(default_factory=dict)
     log_path: Path | None = None
+    # How to run Vigil: by default this interpreter's ``-m vigil.cli``; the
+    # wheel test gives an installed ``vigil`` script (and a cwd outside the
+    # repository) instead.
+    command: list[str] | None = None
+    cwd: Path | None = None
 
     @property
     def url(self) -> str:
@@ -66,9 +71,7 @@ class ServerProcess:
     def start(self, timeout: float = 20.0) -> ServerProcess:
         self.log_path = self.data_dir / "server.log"
         args = [
-            sys.executable,
-            "-m",
-            "vigil.cli",
+            *(self.command or [sys.executable, "-m", "vigil.cli"]),
             "serve",
             "--data-dir",
             str(self.data_dir),
@@ -79,9 +82,13 @@ class ServerProcess:
             *self.extra_args,
         ]
         env = {**os.environ, **self.env}
+        if self.command is not None:
+            env.pop("PYTHONPATH", None)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "a")  # noqa: SIM115 - lives as long as the process
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+        self.proc = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=log, text=True, env=env, cwd=self.cwd
+        )
         deadline = time.monotonic() + timeout
         assert self.proc.stdout is not None
         while time.monotonic() < deadline:

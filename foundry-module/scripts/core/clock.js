@@ -39,3 +39,44 @@ export function formatCountdown(seconds, words = {}) {
   if (days === 1) return words.day ? words.day(1) : "1 day";
   return words.days ? words.days(days) : `${days} days`;
 }
+
+/**
+ * Game time as a clock reading: "07:15:03" on the first day, "day 2,
+ * 07:15:03" after (game time 0 is midnight of day 1). Used wherever a game
+ * time is shown to people, never the raw seconds.
+ * @param {number} seconds game seconds
+ */
+export function formatGameTime(seconds) {
+  const s = Math.max(0, Math.floor(Number.isFinite(seconds) ? seconds : 0));
+  const day = Math.floor(s / 86400);
+  const time = `${pad(Math.floor((s % 86400) / 3600))}:${pad(Math.floor((s % 3600) / 60))}:${pad(s % 60)}`;
+  return day ? `day ${day + 1}, ${time}` : time;
+}
+
+/**
+ * A span of game time in words: "45 s", "12 min", "2 h 5 min", "3 days 4 h".
+ * The two largest units only, rounded down (a duration is read at a glance;
+ * countdowns that must be exact use formatCountdown).
+ * @param {number} seconds
+ */
+export function formatDuration(seconds) {
+  const s = Math.max(0, Math.floor(Number.isFinite(seconds) ? seconds : 0));
+  const units = [
+    [86400, (n) => (n === 1 ? "1 day" : `${n} days`)],
+    [3600, (n) => `${n} h`],
+    [60, (n) => `${n} min`],
+    [1, (n) => `${n} s`],
+  ];
+  const parts = [];
+  let rest = s;
+  for (const [size, word] of units) {
+    const n = Math.floor(rest / size);
+    if (n > 0 || (size === 1 && parts.length === 0)) {
+      parts.push(word(n));
+      rest -= n * size;
+    }
+    if (parts.length === 2) break;
+    if (parts.length === 1 && n === 0 && size !== 1) break;
+  }
+  return parts.join(" ");
+}

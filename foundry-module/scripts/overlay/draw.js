@@ -17,6 +17,7 @@
 import { formatCountdown } from "../core/clock.js";
 import { uiScale, ringThickness, FONT_PX } from "./layout.js";
 import { POOLS } from "./model.js";
+import { badgeShortKey, counterShortKey, poolShortKey } from "../core/display.js";
 
 const GAP = 3; // screen px between rows
 const DIE = 22; // screen px, side of a die
@@ -235,7 +236,7 @@ export function drawOverlay(PIXI, model, { width, height, zoom = 1, now = 0, t =
 
   const badges = model.badges.filter((b) => !(model.dying && (b.code === "dying" || b.code === "departed")));
   place(badges.map((b) => {
-    const p = pill(PIXI, tr(`VIGIL.BadgeShort.${b.code}`) ?? b.letter, { color: b.color, marker: b.shape });
+    const p = pill(PIXI, tr(badgeShortKey(b.code)) ?? b.letter, { color: b.color, marker: b.shape });
     p.name = `vigil-badge-${b.code}`;
     p.itemWidth = p.pillWidth;
     p.itemHeight = p.pillHeight;
@@ -245,7 +246,7 @@ export function drawOverlay(PIXI, model, { width, height, zoom = 1, now = 0, t =
   if (model.roll && model.roll.pools.length) {
     const groups = [];
     for (const pool of model.roll.pools) {
-      const letter = tr(`VIGIL.PoolShort.${pool.pool}`) ?? pool.letter;
+      const letter = tr(poolShortKey(pool.pool)) ?? pool.letter;
       groups.push(...poolGroups(PIXI, pool, pool.helper ? `${letter}·${pool.helper}` : letter, model.roll.dominant === pool.pool && !pool.helper));
     }
     const summary = [];
@@ -256,7 +257,7 @@ export function drawOverlay(PIXI, model, { width, height, zoom = 1, now = 0, t =
     }
     if (model.roll.dominant) {
       const p = POOLS[model.roll.dominant];
-      const label = tr("VIGIL.Overlay.Dominant", { pool: tr(`VIGIL.PoolShort.${model.roll.dominant}`) ?? p?.letter ?? "?" });
+      const label = tr("VIGIL.Overlay.Dominant", { pool: tr(poolShortKey(model.roll.dominant)) ?? p?.letter ?? "?" });
       const d = pill(PIXI, label, { color: p?.fill ?? 0xffffff, marker: "triangle" });
       d.itemWidth = d.pillWidth; d.itemHeight = d.pillHeight; d.name = "vigil-dominant";
       summary.push(d);
@@ -274,7 +275,7 @@ export function drawOverlay(PIXI, model, { width, height, zoom = 1, now = 0, t =
   let y = 0;
   const rows = [];
   for (const c of model.counters) {
-    const p = pill(PIXI, `${tr(`VIGIL.CounterShort.${c.key}`) ?? c.letter} ${c.value}`, { color: c.color, marker: "square" });
+    const p = pill(PIXI, `${tr(counterShortKey(c.key)) ?? c.letter} ${c.value}`, { color: c.color, marker: "square" });
     p.name = `vigil-counter-${c.key}`;
     rows.push(p);
   }
@@ -282,7 +283,7 @@ export function drawOverlay(PIXI, model, { width, height, zoom = 1, now = 0, t =
     const m = model.rattle;
     const c = new PIXI.Container();
     c.name = "vigil-rattle";
-    const p = pill(PIXI, `${tr("VIGIL.CounterShort.rattle") ?? m.letter} ${m.value}`, { color: m.color, marker: "triangle" });
+    const p = pill(PIXI, `${tr(counterShortKey("rattle")) ?? m.letter} ${m.value}`, { color: m.color, marker: "triangle" });
     c.addChild(p);
     const pips = new PIXI.Graphics();
     const pip = 6;

@@ -6,89 +6,18 @@
  */
 
 import { remainingSeconds } from "../core/clock.js";
+import { BADGES, POOLS, counters, dicePools, rattleMeter } from "../core/display.js";
 
-/** DRYH pools, in the order the book lists them. Each has a colour and a
- * letter, and a shape for its success mark, so that colour is never the only
- * cue (DESIGN "Foundry module": colour-blind players). */
-export const POOLS = {
-  discipline: { letter: "D", fill: 0xf4f1e8, text: 0x111111, stroke: 0x555555 },
-  exhaustion: { letter: "E", fill: 0x2b2b2b, text: 0xffffff, stroke: 0xbbbbbb },
-  madness: { letter: "M", fill: 0xc62828, text: 0xffffff, stroke: 0x5a0f0f },
-  pain: { letter: "P", fill: 0x1e5fbf, text: 0xffffff, stroke: 0x0b2a57 },
-};
-export const POOL_ORDER = ["discipline", "exhaustion", "madness", "pain"];
-
-/** Status badges: a short letter code, a colour and a shape each. */
-export const BADGES = {
-  unconscious: { letter: "U", color: 0x6d6d6d, shape: "circle" },
-  dying: { letter: "Dy", color: 0xb71c1c, shape: "diamond" },
-  stabilized: { letter: "St", color: 0x2e7d32, shape: "square" },
-  departed: { letter: "†", color: 0x212121, shape: "square" },
-  crashed: { letter: "Cr", color: 0x455a64, shape: "circle" },
-  snapped: { letter: "Sn", color: 0x8e24aa, shape: "diamond" },
-  nightmare: { letter: "N", color: 0x4a148c, shape: "triangle" },
-  seriously_injured: { letter: "SI", color: 0xd84315, shape: "triangle" },
-  delirious: { letter: "De", color: 0xf9a825, shape: "diamond" },
-  dead: { letter: "†", color: 0x000000, shape: "square" },
-  insane: { letter: "In", color: 0x6a1b9a, shape: "triangle" },
-  resting: { letter: "R", color: 0x1565c0, shape: "circle" },
-  blind: { letter: "Bl", color: 0x37474f, shape: "square" },
-  deaf: { letter: "Df", color: 0x37474f, shape: "square" },
-};
-
-/** A die succeeds on 1-3 in Don't Rest Your Head (DRYH-04). The server sends
- * `successes` as a count; the per-die mark is this same reading. */
-export const isSuccess = (face) => face >= 1 && face <= 3;
-
-function counters(system, sheet) {
-  if (!sheet) return [];
-  if (system === "mettle") {
-    const out = [{ key: "pain", value: sheet.pain ?? 0, letter: "P", color: 0xb71c1c }];
-    const injuries = Array.isArray(sheet.injuries) ? sheet.injuries.length : 0;
-    if (injuries) out.push({ key: "injuries", value: injuries, letter: "I", color: 0xd84315 });
-    return out;
-  }
-  if (system === "hursagmu") {
-    return [
-      { key: "stuns", value: sheet.stuns ?? 0, letter: "S", color: 0xf9a825 },
-      { key: "wounds", value: sheet.wounds ?? 0, letter: "W", color: 0xb71c1c },
-      { key: "shocks", value: sheet.shocks ?? 0, letter: "K", color: 0x6a1b9a },
-    ].filter((c) => c.value > 0);
-  }
-  if (system === "dryh") {
-    return [
-      { key: "discipline", value: sheet.discipline ?? 0, letter: "D", color: 0x9e9e9e },
-      { key: "exhaustion", value: sheet.exhaustion ?? 0, letter: "E", color: 0x2b2b2b },
-      { key: "madness", value: sheet.madness ?? 0, letter: "M", color: 0xc62828 },
-    ];
-  }
-  return [];
-}
-
-function rattleMeter(system, ch) {
-  if (system !== "mettle" || !ch.sheet) return null;
-  const value = ch.derived?.rattle ?? ch.sheet.rattle ?? 0;
-  // Rattle has no fixed cap in the rules; the meter shows pips up to the
-  // larger of the character's Mettle and the current value.
-  const max = Math.max(value, ch.sheet.mettle ?? 5, 1);
-  return { key: "rattle", value, max, letter: "R", color: 0xef6c00 };
-}
+// The display model is the client library's (core/display.js); re-exported
+// for the overlay's drawing code.
+export { BADGES, POOLS };
 
 function rollModel(roll) {
   if (!roll) return null;
-  const dice = roll.dice;
-  const pools = [];
-  if (dice) {
-    for (const pool of POOL_ORDER) {
-      const faces = dice[pool] ?? [];
-      if (!faces.length) continue;
-      pools.push({ pool, ...POOLS[pool], faces: faces.map((f) => ({ face: f, success: isSuccess(f) })) });
-    }
-    for (const [helper, faces] of Object.entries(dice.helpers ?? {})) {
-      if (faces?.length) pools.push({ pool: "discipline", helper, ...POOLS.discipline, faces: faces.map((f) => ({ face: f, success: isSuccess(f) })) });
-    }
-  }
-  const successes = roll.successes ?? (dice ? pools.filter((p) => p.pool !== "pain").reduce((n, p) => n + p.faces.filter((f) => f.success).length, 0) : null);
+  const pools = dicePools("dryh", roll.dice).map((p) => ({ ...p, ...POOLS[p.pool] }));
+  // The server counts successes (hidden helpers included); a view without
+  // the count sums the marks of the dice it has.
+  const successes = roll.successes ?? (roll.dice ? pools.filter((p) => p.pool !== "pain").reduce((n, p) => n + p.faces.filter((f) => f.success).length, 0) : null);
   return { phase: roll.phase, pools, dominant: roll.dominant ?? null, successes, success: roll.success ?? null, pain: roll.pain ?? null };
 }
 

@@ -8,21 +8,16 @@ from __future__ import annotations
 
 import json
 import mimetypes
+from collections.abc import Callable
 from http import HTTPStatus
-from pathlib import Path
+from importlib.resources.abc import Traversable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-import vigil
+from vigil import resources
 from vigil.net.hub import Hub
-
-WEB_DIR = Path(vigil.__file__).parent / "web"
-# The client core is shared with the Foundry module: one copy, served from
-# the module's folder (present in the source tree and in the Docker image).
-CLIENT_DIR = Path(vigil.__file__).parents[2] / "foundry-module" / "scripts"
-SCHEMA_DIR = Path(vigil.__file__).parents[2] / "schemas"
 
 PAGES = {"/": "dashboard.html", "/watch": "watch.html"}
 SECURITY_HEADERS = {
@@ -32,9 +27,9 @@ SECURITY_HEADERS = {
 }
 
 
-def _file(path: Path) -> Response:
+def _file(path: Traversable) -> Response:
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    if path.suffix == ".js":
+    if path.name.endswith((".js", ".mjs")):
         kind = "text/javascript"
     body = path.read_bytes()
     headers = Headers({"Content-Type": kind, "Content-Length": str(len(body)), **SECURITY_HEADERS})
@@ -47,13 +42,21 @@ def _status(code: int, text: str, kind: str = "text/plain; charset=utf-8") -> Re
     return Response(code, HTTPStatus(code).phrase, headers, body)
 
 
-def _inside(base: Path, rel: str) -> Path | None:
-    target = (base / rel).resolve()
-    return target if target.is_file() and base.resolve() in target.parents else None
+# URL prefix -> how a path under it becomes a packaged file (or None: 404).
+# /client/ is the client library (and the module's scripts) for the pages;
+# /foundry/ is the Foundry module's runtime files, as its zip holds them.
+STATIC: dict[str, Callable[[str], Traversable | None]] = {
+    "/static/": lambda rel: resources.lookup(resources.WEB, rel),
+    "/client/": lambda rel: resources.lookup(resources.CLIENT, rel),
+    "/foundry/": resources.foundry_file,
+    "/schemas/": lambda rel: resources.lookup(resources.SCHEMAS, rel),
+}
 
 
 def route(hub: Hub, connection: ServerConnection, request: Request) -> Response | None:
     path = request.path.split("?", 1)[0]
+    if len(path) > resources.MAX_PATH:
+        return _status(414, "URI too long")
     if path == "/ws":
         return None  # the WebSocket endpoint
     if path == "/healthz":
@@ -61,14 +64,10 @@ def route(hub: Hub, connection: ServerConnection, request: Request) -> Response 
         body = json.dumps({"ok": ok, "tables": len(hub.hosts)})
         return _status(200 if ok else 503, body, "application/json")
     if path in PAGES:
-        page = WEB_DIR / PAGES[path]
-        return _file(page) if page.is_file() else _status(404, "page not built")
-    for prefix, base in (
-        ("/static/", WEB_DIR),
-        ("/client/", CLIENT_DIR),
-        ("/schemas/", SCHEMA_DIR),
-    ):
+        page = resources.lookup(resources.WEB, PAGES[path])
+        return _file(page) if page else _status(404, "page not built")
+    for prefix, find in STATIC.items():
         if path.startswith(prefix):
-            target = _inside(base, path[len(prefix) :])
+            target = find(path[len(prefix) :])
             return _file(target) if target else _status(404, "not found")
     return _status(404, "not found")

@@ -7,7 +7,10 @@
  * textContent (the `h` builder), never through innerHTML.
  */
 
-import { render } from "/client/core/words.js";
+import { format, render } from "/client/core/words.js";
+import { formatGameTime } from "/client/core/clock.js";
+
+export { formatGameTime };
 
 /**
  * The page's access token and layout parameters. A token in the fragment
@@ -35,17 +38,34 @@ export function wsUrl() {
   return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
 }
 
-let catalogue = {};
-/** Load schemas/codes.json once; without it sentences fall back to codes. */
+let lang = {};
+/**
+ * Load the words: the Foundry module's lang/en.json, which holds every label
+ * and, synced from the server's catalogue, every event and error template.
+ * The pages and the module thus read one English text. Without it, labels
+ * fall back to words made from their keys and sentences to their codes.
+ */
 export async function loadCatalogue() {
   try {
-    const reply = await fetch("/schemas/codes.json");
-    if (reply.ok) catalogue = await reply.json();
+    const reply = await fetch("/foundry/lang/en.json");
+    if (reply.ok) lang = await reply.json();
   } catch {
-    /* offline: codes are shown as they are */
+    /* offline: keys and codes are shown as readable words */
   }
-  return catalogue;
+  return lang;
 }
+
+/** A label by its lang key ("VIGIL.Badge.dying"), `{name}`s filled; a key
+ * missing from the file reads as its last part in words ("Seriously injured"). */
+export function t(key, params = {}) {
+  const template = lang[key];
+  if (typeof template === "string") return format(template, params);
+  const last = String(key).split(".").pop().replace(/_/g, " ");
+  return last.charAt(0).toUpperCase() + last.slice(1);
+}
+
+const eventTemplate = (code) => lang[`VIGIL.Event.${code}`];
+const errorTemplate = (code) => lang[`VIGIL.Error.${code}`];
 
 const CLIENT_ERRORS = {
   not_connected: "Not connected to the Vigil server; try again when it is back.",
@@ -58,8 +78,8 @@ const CLIENT_ERRORS = {
 /** A readable sentence for a server error (VigilError {code, params}). */
 export function errorSentence(err, names = {}) {
   const code = err?.code ?? "internal";
-  if (CLIENT_ERRORS[code] && !catalogue.errors?.[code]) return CLIENT_ERRORS[code];
-  return render(code, withNames(err?.params ?? {}, names), catalogue);
+  if (CLIENT_ERRORS[code] && !errorTemplate(code)) return CLIENT_ERRORS[code];
+  return render(code, withNames(err?.params ?? {}, names), errorTemplate);
 }
 
 const CHAR_PARAMS = ["char", "owner", "helper", "who", "target", "patient", "healer", "by"];
@@ -89,7 +109,7 @@ export function eventSentence(ev, names = {}) {
   const params = { ...(ev.params ?? {}) };
   if (ev.char && params.char === undefined) params.char = ev.char;
   if (params.target === undefined && ev.char) params.target = ev.char;
-  const sentence = render(ev.code, withNames(params, names), catalogue);
+  const sentence = render(ev.code, withNames(params, names), eventTemplate);
   return sentence.startsWith(ev.code) && ev.text ? ev.text : sentence;
 }
 
@@ -153,15 +173,6 @@ export function trackEdits(root) {
   };
   root.addEventListener("input", mark);
   root.addEventListener("change", mark);
-}
-
-/** Format game seconds as a day-and-time reading ("day 2, 07:15:03"). */
-export function formatGameTime(seconds) {
-  const s = Math.max(0, Math.floor(seconds));
-  const day = Math.floor(s / 86400);
-  const pad = (n) => String(n).padStart(2, "0");
-  const time = `${pad(Math.floor((s % 86400) / 3600))}:${pad(Math.floor((s % 3600) / 60))}:${pad(s % 60)}`;
-  return day ? `day ${day + 1}, ${time}` : time;
 }
 
 export const STATUS_WORDS = {

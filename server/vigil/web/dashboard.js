@@ -724,7 +724,7 @@ function eventDice(ev) {
   if (Array.isArray(p.faces)) {
     // DRYH coin spends name their pool (hope always improves discipline); other games' dice are plain.
     const pool = p.pool ?? (ev.code === "hope_improved" ? "discipline" : "plain");
-    return h("span", { class: "dice small" }, p.faces.map((f) => die(pool, f)));
+    return h("span", { class: "dice small" }, p.faces.map((f) => die(client.state?.system, pool, f)));
   }
   return null;
 }

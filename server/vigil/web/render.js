@@ -10,40 +10,27 @@
  */
 
 import { formatCountdown } from "/client/core/clock.js";
-import { h } from "./common.js";
+import { HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, poolKey, readDie } from "/client/core/display.js";
+import { h, t } from "./common.js";
 
-export const BADGES = {
-  dying: { letter: "D", shape: "diamond", tone: "danger", label: "Dying" },
-  departed: { letter: "X", shape: "square", tone: "dead", label: "Departed" },
-  dead: { letter: "X", shape: "square", tone: "dead", label: "Dead" },
-  insane: { letter: "M", shape: "square", tone: "dead", label: "Insane" },
-  unconscious: { letter: "U", shape: "circle", tone: "warn", label: "Unconscious" },
-  stabilized: { letter: "S", shape: "square", tone: "good", label: "Stabilized" },
-  resting: { letter: "R", shape: "circle", tone: "calm", label: "Resting" },
-  crashed: { letter: "C", shape: "triangle", tone: "warn", label: "Crashed" },
-  nightmare: { letter: "N", shape: "diamond", tone: "dead", label: "Nightmare" },
-  snapped: { letter: "!", shape: "triangle", tone: "danger", label: "Snapped" },
-  seriously_injured: { letter: "I", shape: "square", tone: "danger", label: "Seriously injured" },
-  delirious: { letter: "~", shape: "triangle", tone: "warn", label: "Delirious" },
-  blind: { letter: "B", shape: "circle", tone: "calm", label: "Blind" },
-  deaf: { letter: "H", shape: "circle", tone: "calm", label: "Deaf" },
-};
+// The display model (letters, shapes, tones, die readings) is the client
+// library's, shared with the Foundry overlays; re-exported for the pages.
+export { BADGES, POOLS } from "/client/core/display.js";
 
 export function badge(name) {
-  const b = BADGES[name] ?? { letter: name.slice(0, 1).toUpperCase(), shape: "circle", tone: "calm", label: name };
+  const b = badgeLook(name);
+  const label = t(badgeKey(name));
   return h(
     "span",
-    { class: `badge tone-${b.tone}`, title: b.label, dataset: { badge: name } },
+    { class: `badge tone-${b.tone}`, title: label, dataset: { badge: name } },
     h("span", { class: `shape shape-${b.shape}`, "aria-hidden": "true" }, h("span", { class: "letter" }, b.letter)),
-    h("span", { class: "badge-label" }, b.label),
+    h("span", { class: "badge-label" }, label),
   );
 }
 
-const COUNTDOWN_WORDS = { dying: "Dying", busy: "Busy", poison: "Poison", venom: "Venom", drug: "Drug" };
-
 /** A countdown element; `tick` fills in its time from the clock anchor. */
 export function countdown(cd) {
-  const word = COUNTDOWN_WORDS[cd.kind] ?? cd.kind;
+  const word = t(countdownKey(cd.kind));
   return h(
     "div",
     { class: `countdown kind-${cd.kind}`, dataset: { until: String(cd.until), since: String(cd.since ?? "") } },
@@ -175,21 +162,20 @@ export function characterCard(system, id, ch, extra = null) {
 
 // ---- DRYH dice --------------------------------------------------------------
 
-export const POOLS = {
-  discipline: { letter: "D", label: "Discipline" },
-  exhaustion: { letter: "E", label: "Exhaustion" },
-  madness: { letter: "M", label: "Madness" },
-  pain: { letter: "P", label: "Pain" },
-  helpers: { letter: "H", label: "Helper" },
-};
-
-/** One die: its face, its pool's letter, and whether it is a success (1–3). */
-export function die(pool, face) {
+/**
+ * One die as `game` reads it: its face, its pool's letter (DRYH pools and
+ * helpers only) and, where a single die means something (DRYH: 1–3
+ * succeeds), its success mark. Other games' dice are plain faces.
+ */
+export function die(game, pool, face) {
+  const look = pool === "helpers" ? HELPER : POOLS[pool];
+  const { success } = readDie(game, face);
+  const name = look ? t(pool === "helpers" ? "VIGIL.Pool.helper" : poolKey(pool)) : t("VIGIL.Die");
   return h(
     "span",
-    { class: `die pool-${pool} ${face <= 3 ? "success" : ""}`, dataset: { face: String(face) }, title: `${POOLS[pool]?.label ?? pool} ${face}` },
+    { class: `die pool-${look ? pool : "plain"} ${success ? "success" : ""}`, dataset: { face: String(face) }, title: `${name} ${face}` },
     h("span", { class: "die-face" }, String(face)),
-    h("span", { class: "die-pool", "aria-hidden": "true" }, POOLS[pool]?.letter ?? "?"),
+    look ? h("span", { class: "die-pool", "aria-hidden": "true" }, look.letter) : null,
   );
 }
 
@@ -200,14 +186,14 @@ export function die(pool, face) {
 export function diceByPool(dice, dominant = null, names = {}) {
   if (!dice) return null;
   const rows = [];
-  for (const pool of ["discipline", "exhaustion", "madness", "pain"]) {
+  for (const pool of POOL_ORDER) {
     const faces = dice[pool] ?? [];
     rows.push(
       h(
         "div",
         { class: `pool-row pool-${pool} ${dominant === pool ? "dominant" : ""}`, dataset: { pool } },
-        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, POOLS[pool].letter), POOLS[pool].label, dominant === pool ? h("strong", { class: "dominates" }, " ★ dominates") : null),
-        h("span", { class: "dice" }, faces.length ? faces.map((f) => die(pool, f)) : h("span", { class: "none" }, "—")),
+        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, POOLS[pool].letter), t(poolKey(pool)), dominant === pool ? h("strong", { class: "dominates" }, " ★ dominates") : null),
+        h("span", { class: "dice" }, faces.length ? faces.map((f) => die("dryh", pool, f)) : h("span", { class: "none" }, "—")),
       ),
     );
   }
@@ -216,8 +202,8 @@ export function diceByPool(dice, dominant = null, names = {}) {
       h(
         "div",
         { class: "pool-row pool-helpers", dataset: { pool: `helper:${helper}` } },
-        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, "H"), `${names[helper] ?? helper} helps`),
-        h("span", { class: "dice" }, faces.map((f) => die("helpers", f))),
+        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, HELPER.letter), `${names[helper] ?? helper} helps`),
+        h("span", { class: "dice" }, faces.map((f) => die("dryh", "helpers", f))),
       ),
     );
   }
@@ -243,6 +229,6 @@ export function reading(roll) {
     { class: `reading ${roll.success ? "won" : "lost"}` },
     roll.successes !== undefined && roll.successes !== null ? `${roll.successes} successes against the GM's ${roll.degree} — ` : "",
     h("strong", {}, roll.success ? "Success" : "Failure"),
-    roll.dominant ? `, ${POOLS[roll.dominant]?.label ?? roll.dominant} dominates` : "",
+    roll.dominant ? `, ${t(poolKey(roll.dominant))} dominates` : "",
   );
 }

@@ -1,0 +1,155 @@
+/**
+ * How a character of each game looks, for every client: the one display
+ * model that the dashboard, the spectator page and the Foundry overlays
+ * draw from, so that a dying character carries the same badge, a DRYH die
+ * the same success mark and a pool the same letter everywhere.
+ *
+ * Pure data and pure functions (no DOM, no PIXI, no Foundry). What a thing
+ * is called comes from lang/en.json by the keys below (the module through
+ * game.i18n, the pages by loading the same file), never from here: this
+ * file only decides letters, shapes, colours, which numbers a game shows
+ * and how one of its dice reads. Colour is never the only cue (DESIGN
+ * "Foundry module": colour-blind players): every badge and pool also has a
+ * letter and a shape.
+ *
+ * `tone` is the page's CSS family for a badge; `color` the same hue as a
+ * 0xRRGGBB number for PIXI.
+ */
+
+/** Status badges the server sends (`character.badges`), by code. */
+export const BADGES = Object.freeze({
+  unconscious: { letter: "U", shape: "circle", tone: "warn", color: 0x6d6d6d },
+  dying: { letter: "Dy", shape: "diamond", tone: "danger", color: 0xb71c1c },
+  stabilized: { letter: "St", shape: "square", tone: "good", color: 0x2e7d32 },
+  departed: { letter: "†", shape: "square", tone: "dead", color: 0x212121 },
+  crashed: { letter: "Cr", shape: "circle", tone: "warn", color: 0x455a64 },
+  snapped: { letter: "Sn", shape: "diamond", tone: "danger", color: 0x8e24aa },
+  nightmare: { letter: "N", shape: "triangle", tone: "dead", color: 0x4a148c },
+  seriously_injured: { letter: "SI", shape: "triangle", tone: "danger", color: 0xd84315 },
+  delirious: { letter: "De", shape: "diamond", tone: "warn", color: 0xf9a825 },
+  dead: { letter: "†", shape: "square", tone: "dead", color: 0x000000 },
+  insane: { letter: "In", shape: "triangle", tone: "dead", color: 0x6a1b9a },
+  resting: { letter: "R", shape: "circle", tone: "calm", color: 0x1565c0 },
+  blind: { letter: "Bl", shape: "square", tone: "calm", color: 0x37474f },
+  deaf: { letter: "Df", shape: "square", tone: "calm", color: 0x37474f },
+});
+
+/** A badge code's look; an unknown code (a newer server) still draws, plainly. */
+export function badgeLook(code) {
+  return BADGES[code] ?? { letter: String(code).slice(0, 2), shape: "circle", tone: "calm", color: 0x607d8b };
+}
+
+/** The full and the short name of a badge, as lang/en.json keys. */
+export const badgeKey = (code) => `VIGIL.Badge.${code}`;
+export const badgeShortKey = (code) => `VIGIL.BadgeShort.${code}`;
+
+/** DRYH pools, in the order the book lists them (DRYH-04): a letter, and a
+ * face colour with its text and edge colours. Helpers roll discipline dice
+ * (DRYH-03), so their dice look like discipline with the helper's name. */
+export const POOLS = Object.freeze({
+  discipline: { letter: "D", fill: 0xf4f1e8, text: 0x111111, stroke: 0x555555 },
+  exhaustion: { letter: "E", fill: 0x2b2b2b, text: 0xffffff, stroke: 0xbbbbbb },
+  madness: { letter: "M", fill: 0xc62828, text: 0xffffff, stroke: 0x5a0f0f },
+  pain: { letter: "P", fill: 0x1e5fbf, text: 0xffffff, stroke: 0x0b2a57 },
+});
+export const POOL_ORDER = Object.freeze(["discipline", "exhaustion", "madness", "pain"]);
+/** A helper's dice (discipline dice of another character), marked apart. */
+export const HELPER = Object.freeze({ letter: "H", fill: 0xf4f1e8, text: 0x111111, stroke: 0x555555 });
+export const poolKey = (pool) => `VIGIL.Pool.${pool}`;
+export const poolShortKey = (pool) => `VIGIL.PoolShort.${pool}`;
+
+/** The kinds of countdown the server sends (`character.countdowns[].kind`). */
+export const countdownKey = (kind) => `VIGIL.Countdown.${kind}`;
+
+/** A counter shown beside a character: a sheet number with a letter. */
+const counter = (key, letter, color) => ({ key, letter, color });
+export const counterKey = (key) => `VIGIL.Counter.${key}`;
+export const counterShortKey = (key) => `VIGIL.CounterShort.${key}`;
+
+/**
+ * Per game: which numbers a character shows, and how one die reads.
+ *  - `counters`: the sheet numbers, in order (`hideZero`: shown only when
+ *    not 0, for harm that most characters do not carry);
+ *  - `dieSuccess(face)`: true/false when a single die succeeds or fails in
+ *    this game, null when a die alone means nothing (summed dice);
+ *  - `pools`: whether its rolls are read pool by pool (DRYH only).
+ */
+export const GAMES = Object.freeze({
+  dryh: {
+    counters: [counter("discipline", "D", 0x9e9e9e), counter("exhaustion", "E", 0x2b2b2b), counter("madness", "M", 0xc62828)],
+    // DRYH-04: each die showing 1, 2 or 3 is a success.
+    dieSuccess: (face) => face >= 1 && face <= 3,
+    pools: true,
+    rattle: false,
+  },
+  mettle: {
+    counters: [counter("pain", "P", 0xb71c1c), { ...counter("injuries", "I", 0xd84315), hideZero: true, count: true }],
+    // Pain & Mettle rolls no dice: a check is stat + modifiers against a TN
+    // with a Cast Lot (MET-01, MET-02); faces appear only as manual lots.
+    dieSuccess: () => null,
+    pools: false,
+    rattle: true,
+  },
+  hursagmu: {
+    counters: [
+      { ...counter("stuns", "S", 0xf9a825), hideZero: true },
+      { ...counter("wounds", "W", 0xb71c1c), hideZero: true },
+      { ...counter("shocks", "K", 0x6a1b9a), hideZero: true },
+    ],
+    // Hursagmu rolls 2d6 and adds them (HUR-01): no single die succeeds.
+    dieSuccess: () => null,
+    pools: false,
+    rattle: false,
+  },
+});
+
+const NO_GAME = { counters: [], dieSuccess: () => null, pools: false, rattle: false };
+export const gameLook = (game) => GAMES[game] ?? NO_GAME;
+
+/** One die as a game reads it: {face, success: true | false | null}. */
+export function readDie(game, face) {
+  return { face, success: gameLook(game).dieSuccess(face) };
+}
+
+/** The counters of a character whose sheet the viewer sees: [{key, value, letter, color}]. */
+export function counters(game, sheet) {
+  if (!sheet) return [];
+  const out = [];
+  for (const c of gameLook(game).counters) {
+    const raw = sheet[c.key];
+    const value = c.count ? (Array.isArray(raw) ? raw.length : 0) : (raw ?? 0);
+    if (c.hideZero && !value) continue;
+    out.push({ key: c.key, value, letter: c.letter, color: c.color });
+  }
+  return out;
+}
+
+/**
+ * Pain & Mettle's Rattle meter, or null. The value is the server's derived
+ * (worn-off) rattle; Rattle has no cap in the rules, so the meter shows pips
+ * up to the larger of the character's Mettle and the current value.
+ */
+export function rattleMeter(game, ch) {
+  if (!gameLook(game).rattle || !ch?.sheet) return null;
+  const value = ch.derived?.rattle ?? ch.sheet.rattle ?? 0;
+  const max = Math.max(value, ch.sheet.mettle ?? 5, 1);
+  return { key: "rattle", value, max, letter: "R", color: 0xef6c00 };
+}
+
+/**
+ * A DRYH roll's dice, pool by pool in the book's order, each die read:
+ * [{pool, helper?, faces: [{face, success}]}]. Helpers' dice follow as
+ * discipline dice with the helper's id (the caller names it).
+ */
+export function dicePools(game, dice) {
+  if (!dice) return [];
+  const out = [];
+  for (const pool of POOL_ORDER) {
+    const faces = dice[pool] ?? [];
+    if (faces.length) out.push({ pool, faces: faces.map((f) => readDie(game, f)) });
+  }
+  for (const [helper, faces] of Object.entries(dice.helpers ?? {})) {
+    if (faces?.length) out.push({ pool: "discipline", helper, faces: faces.map((f) => readDie(game, f)) });
+  }
+  return out;
+}
