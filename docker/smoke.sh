@@ -274,11 +274,14 @@ stage_start "test"
 WS="ws://127.0.0.1:$PORT/ws"
 [ "$(http_get /healthz)" = 200 ] || die "/healthz from the host"
 [ "$(http_get /schemas/protocol.schema.json)" = 200 ] || die "/schemas/ not served (source layout in the image?)"
-first_js=$(cd "$ROOT/foundry-module/scripts" 2> /dev/null && find . -type f -name '*.js' | sed 's|^\./||' | sort | head -n 1 || true)
-if [ -n "$first_js" ]; then
-    [ "$(http_get "/client/$first_js")" = 200 ] || die "/client/$first_js not served"
-fi
-log "GET /healthz, /schemas/protocol.schema.json${first_js:+, /client/$first_js} from the host: 200"
+# The image installs the wheel: every page and client module must come from
+# its package data, and the installed package must not be a source checkout.
+for path in / /watch /client/core/client.js /client/core/display.js /foundry/module.json /foundry/lang/en.json; do
+    [ "$(http_get "$path")" = 200 ] || die "$path not served from the installed wheel"
+done
+where=$(docker exec "$NAME" python3 -c 'import vigil; print(vigil.__file__)')
+case "$where" in /opt/venv/lib/*) ;; *) die "vigil imported from $where, not the installed wheel" ;; esac
+log "GET /healthz, /, /watch, /schemas/, /client/core/*.js, /foundry/* from the host: 200; vigil from $where"
 SETUP=$(client setup "$WS" "$OPERATOR") || die "client setup"
 read -r TABLE GM REV < <(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(d["table"], d["gm_token"], d["rev"])' "$SETUP")
 log "table $TABLE created with the operator token; mettle.pain 3 on hero acked at rev $REV"
