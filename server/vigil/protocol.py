@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 import msgspec
 
 from vigil.rules.commands import COMMON_COMMANDS, AddCharacter, Command
-from vigil.rules.systems import SYSTEMS
+from vigil.rules.games import GAMES
 from vigil.table_commands import OPERATOR_COMMANDS, TABLE_COMMANDS
 
 PROTOCOL_VERSION = 1
@@ -27,7 +27,7 @@ Rev = Annotated[int, msgspec.Meta(ge=0)]
 # character is always created with its name and visibility.
 ALL_COMMANDS: tuple[type[Command], ...] = (
     *(c for c in COMMON_COMMANDS if c is not AddCharacter),
-    *(c for system in SYSTEMS.values() for c in system.commands),
+    *(c for system in GAMES.values() for c in system.commands),
     *TABLE_COMMANDS,
     *OPERATOR_COMMANDS,
 )

@@ -16,11 +16,11 @@ from typing import Any
 import msgspec
 
 from vigil import jsonpatch
-from vigil.anchor import Anchor, Mode
+from vigil.clock_anchor import Anchor, Mode
 from vigil.rules import engine
 from vigil.rules.commands import AddCharacter, Command, RemoveCharacter
+from vigil.rules.game import Actor, Ctx, Game
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Actor, Ctx, System
 from vigil.rules.words import english
 from vigil.store.base import LogEntry
 from vigil.table_commands import (
@@ -80,7 +80,7 @@ class Change:
 @dataclass
 class Table:
     id: str
-    system: System
+    system: Game
     epoch: int
     rev: int
     doc: dict[str, Any]
@@ -103,7 +103,7 @@ class Table:
         self._load_doc(self.doc)
 
     @classmethod
-    def new(cls, table_id: str, system: System, name: str, options: dict[str, Any], wall: float) -> Table:
+    def new(cls, table_id: str, system: Game, name: str, options: dict[str, Any], wall: float) -> Table:
         state = system.new_table(options)
         doc = {
             "name": name,
@@ -427,7 +427,7 @@ def _table_options(
     for key, value in body.options.items():
         if key in settings:
             if type(value) is not type(settings[key]):
-                raise RuleError("bad_value", field=key, value=repr(value), reason="wrong type")
+                raise RuleError("bad_options", reason=f"{key} has the wrong type")
             settings[key] = value
         elif key in rules_options:
             rules_options[key] = value
@@ -436,7 +436,7 @@ def _table_options(
     try:
         new_options = msgspec.convert(rules_options, t.system.options_type)
     except msgspec.ValidationError as exc:
-        raise RuleError("bad_value", field="options", value="…", reason=str(exc)) from None
+        raise RuleError("bad_options", reason=str(exc)) from None
     new_state = engine.copy_state(state)
     new_state.options = new_options
     t.system.validate(new_state)

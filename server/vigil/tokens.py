@@ -10,9 +10,8 @@ from __future__ import annotations
 import time
 
 from vigil import auth
+from vigil.rules.clock import DAY
 from vigil.store.base import Store, TokenRecord
-
-DAY = 86400.0
 
 
 def issue(

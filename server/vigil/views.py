@@ -13,8 +13,8 @@ from typing import Any
 
 import msgspec
 
-from vigil.anchor import Anchor
-from vigil.rules.system import System
+from vigil.clock_anchor import Anchor
+from vigil.rules.game import Game
 
 GM = "gm"
 PUBLIC = "public"
@@ -52,7 +52,7 @@ class CharacterRender:
 
     def __init__(
         self,
-        system: System,
+        system: Game,
         state: Any,
         char_id: str,
         meta: dict[str, Any],
@@ -126,7 +126,7 @@ Previous = tuple[Any, dict[str, Any], dict[str, CharacterRender]]
 
 
 def renders(
-    system: System,
+    system: Game,
     state: Any,
     meta: dict[str, dict[str, Any]],
     previous: Previous | None = None,
@@ -174,7 +174,7 @@ def build_view(
     *,
     table_id: str,
     name: str,
-    system: System,
+    system: Game,
     state: Any,
     chars: dict[str, CharacterRender],
     anchor: Anchor,

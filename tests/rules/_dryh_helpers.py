@@ -14,8 +14,8 @@ from vigil.rules.dice import DiceSource, ScriptedDice
 from vigil.rules.dryh import commands as c
 from vigil.rules.dryh.state import DryhTable
 from vigil.rules.dryh.system import SYSTEM
+from vigil.rules.game import Actor, Ctx
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Actor, Ctx
 
 GM = Actor("gm-1", "gm")
 PLAYER = Actor("player-1", "player")

@@ -12,10 +12,10 @@ from vigil.rules.clock import DAY, HOUR
 from vigil.rules.commands import AddCharacter, Command
 from vigil.rules.dice import DiceSource, ScriptedDice
 from vigil.rules.engine import Outcome
+from vigil.rules.game import Actor, Ctx
 from vigil.rules.hursagmu.state import HursagmuTable
 from vigil.rules.hursagmu.system import SYSTEM
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Actor, Ctx
 
 GM = Actor(id="gm", role="gm")
 __all__ = ["DAY", "GM", "HOUR", "SYSTEM"]

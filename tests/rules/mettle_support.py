@@ -9,10 +9,10 @@ import msgspec
 from vigil.rules import engine
 from vigil.rules.commands import AddCharacter, Command
 from vigil.rules.dice import DiceSource, RandomDice
+from vigil.rules.game import Actor, Ctx
 from vigil.rules.mettle.state import Character, MettleTable
 from vigil.rules.mettle.system import SYSTEM
 from vigil.rules.outcome import Event
-from vigil.rules.system import Actor, Ctx
 
 GM = Actor(id="gm", role="gm")
 PLAYER = Actor(id="p1", role="player")

@@ -18,8 +18,8 @@ from vigil.rules.dice import RandomDice
 from vigil.rules.dryh import commands as c
 from vigil.rules.dryh.state import DryhTable
 from vigil.rules.dryh.system import SYSTEM
+from vigil.rules.game import Actor, Ctx
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Actor, Ctx
 
 CHARS = ("a", "b", "n")
 who = st.sampled_from(CHARS)

@@ -15,8 +15,8 @@ from vigil.rules.dice import RandomDice
 from vigil.rules.dryh import commands as c
 from vigil.rules.dryh.state import Options
 from vigil.rules.dryh.system import SYSTEM
+from vigil.rules.game import Ctx, Due, Summary
 from vigil.rules.outcome import RuleError
-from vigil.rules.system import Ctx, Due, Summary
 from vigil.rules.words import catalogue, english
 
 
@@ -117,7 +117,7 @@ def test_options_defaults_and_bounds() -> None:
     for bad in ({"response_boxes": 0}, {"response_boxes": 7}, {"nope": 1}):
         with pytest.raises(RuleError) as info:
             SYSTEM.new_table(bad)
-        assert info.value.code == "bad_value"
+        assert info.value.code == "bad_options"
 
 
 def test_dryh17_response_boxes_option_bounds_checks() -> None:

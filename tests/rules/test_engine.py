@@ -14,14 +14,14 @@ from vigil.rules import engine
 from vigil.rules.commands import AddCharacter, CombatEnd, Correct, NextRound, Revive
 from vigil.rules.dice import RandomDice, ScriptedDice, SecureDice, roll
 from vigil.rules.dryh.commands import Open
+from vigil.rules.game import Actor, Ctx
+from vigil.rules.games import GAMES, get
 from vigil.rules.mettle.commands import Pain
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Actor, Ctx
-from vigil.rules.systems import SYSTEMS, get
 from vigil.rules.words import english, english_error
 
-METTLE = SYSTEMS["mettle"]
-DRYH = SYSTEMS["dryh"]
+METTLE = GAMES["mettle"]
+DRYH = GAMES["dryh"]
 GM = Ctx(dice=RandomDice(1), actor=Actor("gm#1", "gm"))
 PLAYER = Ctx(dice=RandomDice(1), actor=Actor("p#1", "player"))
 
@@ -40,7 +40,7 @@ def refused(system: Any, table: Any, cmd: Any, ctx: Ctx = GM) -> str:
 
 
 def test_registry_names_the_three_games() -> None:
-    assert sorted(SYSTEMS) == ["dryh", "hursagmu", "mettle"]
+    assert sorted(GAMES) == ["dryh", "hursagmu", "mettle"]
     assert get("mettle") is METTLE
 
 
@@ -158,11 +158,11 @@ def test_english_falls_back_to_the_code_for_unknown_templates() -> None:
     assert english_error("bad_value", {"field": "f"}).startswith("{value} is not a valid value for f")
 
 
-@pytest.mark.parametrize("name", sorted(SYSTEMS))
+@pytest.mark.parametrize("name", sorted(GAMES))
 def test_public_table_hides_what_a_viewer_may_not_see(name: str) -> None:
     """DESIGN "Visibility" at the rules edge: a game shows non-GM viewers
     only table-level state about characters they may see."""
-    system = SYSTEMS[name]
+    system = GAMES[name]
     t = system.new_table({})
     sheets = {"dryh": {}, "mettle": {"mettle": 3}, "hursagmu": {}}[name]
     for cid in ("seen", "status", "hidden"):

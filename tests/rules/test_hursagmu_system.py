@@ -12,11 +12,11 @@ from hursagmu_kit import GM, SYSTEM, add, advance, ctx, new, refused, run
 from vigil.rules import engine, words
 from vigil.rules.commands import Command
 from vigil.rules.dice import RandomDice
+from vigil.rules.game import Actor, Ctx
 from vigil.rules.hursagmu import commands as hur_commands
 from vigil.rules.hursagmu.commands import Harm, Morning, RestAction, TraitRollCmd
 from vigil.rules.hursagmu.state import HursagmuTable
 from vigil.rules.outcome import RuleError
-from vigil.rules.system import Actor, Ctx
 
 PACKAGE = pathlib.Path(hur_commands.__file__).parent
 

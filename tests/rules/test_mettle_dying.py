@@ -10,11 +10,11 @@ from mettle_support import advance, char, codes, one, run, snapshot, table_of
 from vigil.rules.clock import DAY, MINUTE
 from vigil.rules.commands import Correct
 from vigil.rules.dice import RandomDice
+from vigil.rules.game import Countdown
 from vigil.rules.mettle import commands as c
 from vigil.rules.mettle.state import MettleTable
 from vigil.rules.mettle.system import SYSTEM
 from vigil.rules.outcome import RuleError
-from vigil.rules.system import Countdown
 
 
 def dying_table(**helper: Any) -> MettleTable:
@@ -211,7 +211,7 @@ def test_met11_a_player_attempt_uses_the_tables_stabilize_tn() -> None:
     is refused and nothing (not even a kit use) is spent."""
     from vigil.rules import engine
     from vigil.rules.commands import AddCharacter
-    from vigil.rules.system import Actor, Ctx
+    from vigil.rules.game import Actor, Ctx
 
     system = SYSTEM
     gm = Ctx(dice=RandomDice(3), actor=Actor("gm", "gm"))

@@ -16,9 +16,9 @@ from vigil import jsonpatch
 from vigil.net.hub import Hub, TableHost
 from vigil.protocol import command_decoder
 from vigil.rules.dice import RandomDice
+from vigil.rules.game import Actor, Ctx
+from vigil.rules.games import GAMES
 from vigil.rules.outcome import RuleError
-from vigil.rules.system import Actor, Ctx
-from vigil.rules.systems import SYSTEMS
 from vigil.store.base import TableRecord
 from vigil.table import Table
 from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, build_view, renders
@@ -71,7 +71,7 @@ def test_patches_take_every_audience_to_the_fresh_view() -> None:
     dice = RandomDice(seed=2)
     wall = 1_000_000.0
     for system in ("dryh", "mettle", "hursagmu"):
-        table = Table.new("t", SYSTEMS[system], "T", {}, wall)
+        table = Table.new("t", GAMES[system], "T", {}, wall)
         host = TableHost(
             table=table, record=TableRecord(id="t", system=system, name="T", key="k", epoch=1, created=0)
         )

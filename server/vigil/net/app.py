@@ -21,7 +21,7 @@ from vigil.net.config import Config
 from vigil.net.http import route
 from vigil.net.hub import Hub
 from vigil.net.session import handle
-from vigil.rules.system import Ctx
+from vigil.rules.game import Ctx
 from vigil.store.sqlite import SqliteStore
 from vigil.table import Change, Table
 from vigil.table_commands import CharacterCreate
@@ -66,7 +66,7 @@ async def start(config: Config) -> tuple[Hub, Server]:
 async def create_demo(hub: Hub) -> dict[str, tuple[str, str]]:
     """A Pain & Mettle table with three characters, for a first look; its
     tokens by banner label, with the role whose page each one opens."""
-    from vigil.rules.system import Actor
+    from vigil.rules.game import Actor
 
     host = await hub.create_table("mettle", "Demo table", {}, "demo")
     gm = Actor(id="vigil#demo", role="gm")

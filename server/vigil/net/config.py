@@ -8,8 +8,6 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-DAY = 86400.0
-
 
 @dataclass
 class Config:

@@ -29,9 +29,9 @@ from vigil import auth, jsonpatch, tokens
 from vigil.net.config import Config
 from vigil.protocol import Error, Patch, Snapshot, encoder
 from vigil.rules.dice import SecureDice
+from vigil.rules.game import Actor, Ctx
+from vigil.rules.games import GAMES
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Actor, Ctx
-from vigil.rules.systems import SYSTEMS
 from vigil.store.base import LogEntry, Store, TableRecord, TokenRecord
 from vigil.table import Change, Table
 from vigil.table_commands import ClockPause, ClockRun
@@ -177,7 +177,7 @@ class Hub:
 
     def _load(self, record: TableRecord) -> TableHost:
         loaded = self.store.load(record.id)
-        system = SYSTEMS[record.system]
+        system = GAMES[record.system]
         table = Table(
             id=record.id,
             system=system,
@@ -546,9 +546,9 @@ class Hub:
             raise Refused("table_exists", table=table_id)
         wall = time.time()
         if doc is None:
-            table = Table.new(table_id, SYSTEMS[system], name, options, wall)
+            table = Table.new(table_id, GAMES[system], name, options, wall)
         else:
-            table = Table(id=table_id, system=SYSTEMS[system], epoch=1, rev=0, doc=doc)
+            table = Table(id=table_id, system=GAMES[system], epoch=1, rev=0, doc=doc)
         record = TableRecord(id=table_id, system=system, name=name, key=auth.new_key(), epoch=1, created=wall)
         await asyncio.to_thread(self.store.create_table, record, table.doc)
         host = TableHost(table=table, record=record)

@@ -20,7 +20,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from vigil import auth, permissions
-from vigil.anchor import Anchor
+from vigil.clock_anchor import Anchor
 from vigil.net.hub import Conn, Hub, Refused, TableHost
 from vigil.protocol import (
     PROTOCOL_VERSION,
@@ -36,8 +36,8 @@ from vigil.protocol import (
     client_decoder,
     encoder,
 )
+from vigil.rules.games import GAMES
 from vigil.rules.outcome import RuleError
-from vigil.rules.systems import SYSTEMS
 from vigil.store.base import LogEntry
 from vigil.table import Change, Table
 from vigil.table_commands import (
@@ -446,7 +446,7 @@ async def _import(hub: Hub, body: TableImport) -> dict[str, Any]:
         if document.get("format") != EXPORT_FORMAT:
             raise ValueError("not a vigil-table export")
         doc = msgspec.convert(document["doc"], ExportedDoc)
-        system = SYSTEMS[doc.system]
+        system = GAMES[doc.system]
         state = msgspec.convert(doc.state, system.table_type)
         system.validate(state)
         if set(doc.meta) - set(state.characters):

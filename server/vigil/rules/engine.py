@@ -26,8 +26,8 @@ from vigil.rules.commands import (
     Rolls,
 )
 from vigil.rules.dice import ScriptedDice
+from vigil.rules.game import Ctx, Due, Game
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Ctx, Due, System
 
 T = TypeVar("T")
 
@@ -43,7 +43,7 @@ def copy_state(state: T) -> T:
     return msgspec.msgpack.decode(msgspec.msgpack.encode(state), type=type(state))
 
 
-def apply(system: System, table: T, cmd: Command, ctx: Ctx) -> Outcome[T]:
+def apply(system: Game, table: T, cmd: Command, ctx: Ctx) -> Outcome[T]:
     """Apply one command at the table's current clock time."""
     t = copy_state(table)
     if isinstance(cmd, Rolls) and (cmd.faces is not None or cmd.lots is not None):
@@ -59,7 +59,7 @@ def apply(system: System, table: T, cmd: Command, ctx: Ctx) -> Outcome[T]:
     return Outcome(t, _stamp(events, ctx))
 
 
-def advance(system: System, table: T, to: float, ctx: Ctx) -> Outcome[T]:
+def advance(system: Game, table: T, to: float, ctx: Ctx) -> Outcome[T]:
     """Advance the clock to ``to``, applying each due effect in (time,
     character, rule) order at its own time. Because effects are applied one
     at a time in a total order, advancing in one step or in many gives the
@@ -84,11 +84,11 @@ def advance(system: System, table: T, to: float, ctx: Ctx) -> Outcome[T]:
     return Outcome(t, _stamp(events, ctx))
 
 
-def next_due(system: System, table: Any) -> Due | None:
+def next_due(system: Game, table: Any) -> Due | None:
     return min(system.due(table), default=None)
 
 
-def next_deadline(system: System, table: Any) -> float | None:
+def next_deadline(system: Game, table: Any) -> float | None:
     """When the server must wake to advance this table, or None."""
     due = next_due(system, table)
     return None if due is None else due.time
@@ -101,7 +101,7 @@ def _stamp(events: list[Event], ctx: Ctx) -> list[Event]:
     return events
 
 
-def _dispatch(system: System, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
+def _dispatch(system: Game, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
     now = t.clock.now
     match cmd:
         case AddCharacter():
@@ -156,7 +156,7 @@ def _require(t: Any, char: str) -> None:
         raise RuleError("unknown_character", char=char)
 
 
-def _correct(system: System, t: Any, char: str | None, path: str, value: Any, now: float) -> Event:
+def _correct(system: Game, t: Any, char: str | None, path: str, value: Any, now: float) -> Event:
     """A correction may also take a character out of a final state (README
     "Corrections"); the event records who did it, for the audit trail."""
     if char is not None:
@@ -174,7 +174,7 @@ def _correct(system: System, t: Any, char: str | None, path: str, value: Any, no
 _PROTECTED_TABLE_FIELDS = frozenset({"clock", "characters", "options"})
 
 
-def _set_path(system: System, t: Any, char: str | None, path: str, value: Any) -> None:
+def _set_path(system: Game, t: Any, char: str | None, path: str, value: Any) -> None:
     """Set a dotted path, then re-validate the whole containing Struct with
     msgspec, so that a correction can only ever produce a valid value."""
     parts = path.split(".")

@@ -12,6 +12,8 @@ from typing import Any
 
 import msgspec
 
+from vigil.rules.words import english_error
+
 
 class Event(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Something that happened to the table, in the order it happened.
@@ -39,6 +41,4 @@ class RuleError(Exception):
         super().__init__(self.english())
 
     def english(self) -> str:
-        from vigil.rules.words import english_error
-
         return english_error(self.code, self.params)

@@ -10,9 +10,23 @@ server uses them for logs and the history export. Templates use
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
-from vigil.rules.outcome import Event
+
+class Said(Protocol):
+    """What a sentence is made from: an event's code, character and
+    parameters (:class:`vigil.rules.outcome.Event` has them). A protocol, so
+    that the words depend on nothing and the events may use them."""
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def char(self) -> str | None: ...
+
+    @property
+    def params(self) -> dict[str, Any]: ...
+
 
 _EVENTS: dict[str, str] = {
     "character_added": "Character {char} joins the table.",
@@ -37,6 +51,7 @@ _ERRORS: dict[str, str] = {
     "character_exists": "A character with id {char} already exists.",
     "bad_field": "{field} is not a field that can be set.",
     "bad_value": "{value} is not a valid value for {field}: {reason}",
+    "bad_options": "Invalid table options: {reason}",
     "not_final": "{char} is not departed, dead, insane or a nightmare; use a correction.",
     "final_state": "{char} is {status}; only a GM correction or revive changes that.",
     "clock_backwards": "The clock never goes backwards ({now} to {to}).",
@@ -65,7 +80,7 @@ def _render(template: str | None, code: str, params: Mapping[str, Any]) -> str:
     return template.format_map(_Lenient(params))
 
 
-def english(event: Event) -> str:
+def english(event: Said) -> str:
     """One English sentence for an event, for logs and the history export."""
     params = {"char": event.char, **event.params}
     return _render(_EVENTS.get(event.code), event.code, params)

@@ -12,12 +12,12 @@ from typing import Any
 import msgspec
 
 from vigil.rules.commands import Command
-from vigil.rules.dryh import coins, consequences, recovery, roll, session, view
+from vigil.rules.dryh import coins, consequences, game_session, recovery, roll, view
 from vigil.rules.dryh import commands as c
 from vigil.rules.dryh import words as _words  # noqa: F401  (registers the templates)
 from vigil.rules.dryh.state import Character, DryhTable, Options
+from vigil.rules.game import Ctx, Due, Summary
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Ctx, Due, Summary
 
 
 class DryhSystem:
@@ -31,7 +31,7 @@ class DryhSystem:
         try:
             opts = msgspec.convert(dict(options), Options)
         except msgspec.ValidationError as exc:
-            raise RuleError("bad_value", field="options", value=dict(options), reason=str(exc)) from None
+            raise RuleError("bad_options", reason=str(exc)) from None
         return DryhTable(options=opts)
 
     def validate(self, table: DryhTable) -> None:
@@ -85,9 +85,9 @@ class DryhSystem:
             case c.ClearSnap():
                 return recovery.clear_snap(t, cmd)
             case c.SessionStart():
-                return session.session_start(t)
+                return game_session.session_start(t)
             case c.SessionEnd():
-                return session.session_end(t)
+                return game_session.session_end(t)
         raise RuleError("wrong_system")
 
     def due(self, table: DryhTable) -> Iterable[Due]:

@@ -19,8 +19,8 @@ from vigil.rules.dryh.reading import pools_of
 from vigil.rules.dryh.recovery import recover_cost
 from vigil.rules.dryh.roll import busy_in
 from vigil.rules.dryh.state import CRASH_ABOVE, Character, DryhTable, Roll
+from vigil.rules.game import Summary
 from vigil.rules.outcome import RuleError
-from vigil.rules.system import Summary
 
 
 def _character(t: DryhTable, char: str) -> Character:

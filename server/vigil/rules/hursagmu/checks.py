@@ -4,13 +4,13 @@ losing or regaining a sense."""
 
 from __future__ import annotations
 
+from vigil.rules.game import Ctx
 from vigil.rules.hursagmu.commands import SeeDim, SetSenses, TraitRollCmd
 from vigil.rules.hursagmu.guards import awake, living
 from vigil.rules.hursagmu.penalties import condition_penalty, require_perceivable, sense_penalty
 from vigil.rules.hursagmu.roll import trait_roll
 from vigil.rules.hursagmu.state import HursagmuTable
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Ctx
 
 
 def roll_trait(table: HursagmuTable, cmd: TraitRollCmd, ctx: Ctx) -> list[Event]:

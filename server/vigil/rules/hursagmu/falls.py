@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from vigil.rules.game import Ctx
 from vigil.rules.hursagmu.commands import Fall
 from vigil.rules.hursagmu.conditions import conditions, settle
 from vigil.rules.hursagmu.guards import add, awake, living
@@ -17,7 +18,6 @@ from vigil.rules.hursagmu.resistance import resist
 from vigil.rules.hursagmu.roll import trait_roll
 from vigil.rules.hursagmu.state import HursagmuTable
 from vigil.rules.outcome import Event
-from vigil.rules.system import Ctx
 
 MIN_SPACES = 2
 DAMAGE_PER_SPACE = 2

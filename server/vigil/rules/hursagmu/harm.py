@@ -4,13 +4,13 @@ with constitution (HUR-12). Both end by settling the character's conditions
 
 from __future__ import annotations
 
+from vigil.rules.game import Ctx
 from vigil.rules.hursagmu.commands import Damage, Harm
 from vigil.rules.hursagmu.conditions import conditions, settle
 from vigil.rules.hursagmu.guards import add, living
 from vigil.rules.hursagmu.resistance import resist
 from vigil.rules.hursagmu.state import HursagmuTable
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Ctx
 
 
 def harm(table: HursagmuTable, cmd: Harm) -> list[Event]:

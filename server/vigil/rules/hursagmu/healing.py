@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from vigil.rules.game import Ctx
 from vigil.rules.hursagmu.commands import Heal
 from vigil.rules.hursagmu.conditions import conditions, settle
 from vigil.rules.hursagmu.guards import awake, living
@@ -17,7 +18,6 @@ from vigil.rules.hursagmu.recovery import day_of
 from vigil.rules.hursagmu.roll import TraitRoll, trait_roll
 from vigil.rules.hursagmu.state import HursagmuTable
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Ctx
 
 
 def _healer_level(table: HursagmuTable, cmd: Heal) -> int:

@@ -11,13 +11,13 @@ character has fought it off.
 
 from __future__ import annotations
 
+from vigil.rules.game import Ctx, Due
 from vigil.rules.hursagmu.commands import ApplyPoison
 from vigil.rules.hursagmu.conditions import conditions, final_status, settle
 from vigil.rules.hursagmu.guards import add, living
 from vigil.rules.hursagmu.resistance import resist
 from vigil.rules.hursagmu.state import MAX_DOSES, HursagmuTable, Poison
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Ctx, Due
 
 EFFECT = {"poison": ("constitution", "wounds"), "drug": ("willpower", "shocks")}
 

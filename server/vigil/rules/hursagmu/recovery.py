@@ -11,13 +11,13 @@ with ``hursagmu.rest_terms`` during the night; waking consumes them.
 from __future__ import annotations
 
 from vigil.rules.clock import DAY, HOUR
+from vigil.rules.game import Ctx, Due
 from vigil.rules.hursagmu.commands import Morning, SetRest
 from vigil.rules.hursagmu.conditions import conditions, final_status, settle
 from vigil.rules.hursagmu.guards import living
 from vigil.rules.hursagmu.roll import trait_roll
 from vigil.rules.hursagmu.state import HursagmuTable, RestTerms
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Ctx, Due
 
 TRACKS = (
     ("wounds", "constitution", "wound_difficulty"),

@@ -9,13 +9,13 @@ round ever gets both.
 
 from __future__ import annotations
 
+from vigil.rules.game import Ctx, Due
 from vigil.rules.hursagmu.commands import RestAction
 from vigil.rules.hursagmu.conditions import UNCONSCIOUS_AT, conditions, is_unconscious, settle
 from vigil.rules.hursagmu.guards import awake
 from vigil.rules.hursagmu.roll import trait_roll
 from vigil.rules.hursagmu.state import Character, HursagmuTable
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Ctx, Due
 
 ROLLS_PER_ROUND = 2  # HUR-08: two actions a round, both spent resting
 

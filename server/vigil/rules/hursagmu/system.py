@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from vigil.rules.commands import Command
+from vigil.rules.game import Countdown, Ctx, Due, Summary
 from vigil.rules.hursagmu import checks, falls, harm, healing, poison, recovery, rest
 from vigil.rules.hursagmu import words as _words  # noqa: F401  (registers templates)
 from vigil.rules.hursagmu.commands import (
@@ -32,7 +33,6 @@ from vigil.rules.hursagmu.penalties import SENSE_PENALTY, condition_penalty
 from vigil.rules.hursagmu.recovery import day_of
 from vigil.rules.hursagmu.state import Character, HursagmuTable, Options
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Countdown, Ctx, Due, Summary
 
 
 class HursagmuSystem:

@@ -50,7 +50,6 @@ ERRORS: dict[str, str] = {
     "nothing_to_heal": "{char} has no wounds or shocks to heal.",
     "poison_too_short": "A duration of {duration} s gives no dose every {interval} s.",
     "too_many_doses": "{doses} doses is more than the limit of {limit}.",
-    "bad_options": "Invalid table options: {reason}",
     "bad_poison": "Poison {poison} of {char} is inconsistent: {reason}",
 }
 

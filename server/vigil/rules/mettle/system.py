@@ -10,13 +10,13 @@ import msgspec
 
 from vigil.rules.clock import DAY, MINUTE, GameClock
 from vigil.rules.commands import Command
+from vigil.rules.game import Countdown, Ctx, Due, Summary
 from vigil.rules.mettle import commands as c
 from vigil.rules.mettle import dying, injuries, pain, rattle, rest
 from vigil.rules.mettle import words as _words  # noqa: F401  (registers templates)
 from vigil.rules.mettle.check import cast_lot, injury_penalty, resolve
 from vigil.rules.mettle.state import Character, MettleTable, Options
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.system import Countdown, Ctx, Due, Summary
 
 MAX_KITS = 64
 MAX_DISCIPLINES = 64

@@ -51,7 +51,6 @@ ERRORS: dict[str, str] = {
     "unknown_injury": "{char} has no injury {injury}.",
     "bad_state": "Inconsistent state for {char}: {reason}.",
     "limit_reached": "{char} already has the most {what} allowed ({limit}).",
-    "bad_options": "Invalid table options: {reason}",
 }
 
 words.register(EVENTS, ERRORS)

@@ -1,4 +1,7 @@
-"""What a game module provides to the engine.
+"""The protocols between the engine and a game: :class:`Game` (what a game
+module provides), :class:`TableState` (the fields every game's table state
+has), and the values passed between them (who asks, the dice, due effects,
+status summaries). The registry of the games is :mod:`vigil.rules.games`.
 
 The engine (:mod:`vigil.rules.engine`) owns what is common — copying the
 state so a refused command changes nothing, ordering timed effects by (time,
@@ -66,13 +69,15 @@ class Summary(msgspec.Struct, kw_only=True):
     countdowns: list[Countdown] = []
 
 
-class Table(Protocol):
+class TableState(Protocol):
+    """The fields the engine reads from every game's table state."""
+
     clock: GameClock
     characters: Any
     options: Any
 
 
-class System(Protocol):
+class Game(Protocol):
     name: str
     table_type: type[Any]
     character_type: type[Any]

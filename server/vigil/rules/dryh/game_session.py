@@ -1,4 +1,5 @@
-"""DRYH-25 and the session's despair: the GM starts and ends sessions."""
+"""DRYH-25 and the despair of a game session (one evening of play): the GM
+starts and ends sessions."""
 
 from __future__ import annotations
 
