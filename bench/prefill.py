@@ -21,14 +21,16 @@ import msgspec
 from bench import workload
 from bench.provision import layout
 from vigil import auth
+from vigil.changes import Change, LogEntry
+from vigil.net.config import Config
 from vigil.protocol import command_decoder
 from vigil.rules.dice import SecureDice
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.games import GAMES
 from vigil.rules.outcome import RuleError
-from vigil.store.base import LogEntry, TableRecord
+from vigil.store.base import TableRecord
 from vigil.store.sqlite import SqliteStore
-from vigil.table import Change, Table
+from vigil.table import Table
 
 GM = Actor(id="gm#bench", role="gm")
 
@@ -78,7 +80,7 @@ def prefill(
     for i, (system, ids, _owners) in enumerate(layout(tables, 0, chars)):
         wall = time.time()
         tid = f"r{i:04d}"
-        table = Table.new(tid, GAMES[system], f"Restart {i}", {}, wall)
+        table = Table.new(tid, GAMES[system], f"Restart {i}", {}, wall, undo_depth=Config().undo_depth)
         record = TableRecord(
             id=tid, system=system, name=f"Restart {i}", key=auth.new_key(), epoch=1, created=wall
         )

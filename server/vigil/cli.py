@@ -93,11 +93,7 @@ def _token(args: argparse.Namespace) -> int:
         if args.table not in records:
             print(f"no table {args.table!r}; tables: {', '.join(records) or 'none'}", file=sys.stderr)
             return 2
-        days = args.days
-        if days is None:
-            days = {"gm": config.gm_token_days, "player": config.player_token_days}.get(
-                args.role, config.spectator_token_days
-            )
+        days = config.token_days(args.role) if args.days is None else args.days
         chars = [c for c in args.chars.split(",") if c]
         token, _ = tokens.issue(
             store, records[args.table].key, args.table, args.role, chars, args.label, days

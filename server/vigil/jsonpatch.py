@@ -93,7 +93,7 @@ def _apply_one(doc: Any, op: Op) -> Any:
             return op["value"]
         raise PatchError(f"cannot {kind} the root")
     parent_path, _, last = path.rpartition("/")
-    parent = _resolve(doc, parent_path)
+    parent = resolve(doc, parent_path)
     key = _unescape(last)
     if isinstance(parent, list):
         index = len(parent) if key == "-" else int(key)
@@ -121,7 +121,8 @@ def _apply_one(doc: Any, op: Op) -> Any:
     return doc
 
 
-def _resolve(doc: Any, path: str) -> Any:
+def resolve(doc: Any, path: str) -> Any:
+    """The value at JSON Pointer ``path`` in ``doc``; PatchError if none."""
     node = doc
     if path == "":
         return node

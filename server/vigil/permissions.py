@@ -8,6 +8,7 @@ Anything not listed is GM-only; operator commands need the operator token.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from vigil.table_commands import OPERATOR_COMMANDS
@@ -88,5 +89,18 @@ def allowed(role: str, own: frozenset[str], tag: str, body: dict[str, Any]) -> b
         if value is None and name == "who":
             value = body.get("char")
         if value not in own:
+            return False
+    return True
+
+
+def may_target(own: frozenset[str], body: dict[str, Any], seen: Collection[str]) -> bool:
+    """Whether a player (bound to ``own``) may name the characters ``body``
+    names: only its own, or ones ``seen`` in its view (in full or by
+    status). A hidden or unknown id is refused alike, so a player can
+    neither probe nor touch what it cannot see (DESIGN "Visibility"); the
+    GM and the operator name any."""
+    for name in TARGET_FIELDS:
+        value = body.get(name)
+        if isinstance(value, str) and value not in own and value not in seen:
             return False
     return True

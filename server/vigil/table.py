@@ -1,10 +1,14 @@
 """A table: one game's state, its characters' names and visibility, the
-clock anchor, and the undo stack; applies commands in order.
+clock anchor, the undo stack and the views of its audiences; applies
+commands in order.
 
 Synchronous and I/O-free like the rules: it turns a command into a
-:class:`Change` (events, the JSON Patch ops on the table document and their
-inverse) without keeping it. The server makes the change durable, then calls
-:meth:`Table.commit`; a change that fails to commit was never applied.
+:class:`~vigil.changes.Change` (events, the JSON Patch ops on the table
+document and their inverse) without keeping it. The server makes the change
+durable, then calls :meth:`Table.commit`, which keeps it and returns the
+patch of every audience watching. A change that fails to commit was never
+applied: :meth:`Table.restore` takes the table (and its views) back to a
+:meth:`Table.mark`.
 """
 
 from __future__ import annotations
@@ -16,13 +20,12 @@ from typing import Any
 import msgspec
 
 from vigil import jsonpatch
+from vigil.changes import Change, LogEntry
 from vigil.clock_anchor import Anchor, Mode
 from vigil.rules import engine
 from vigil.rules.commands import AddCharacter, Command, RemoveCharacter
-from vigil.rules.game import Actor, Ctx, Game
+from vigil.rules.game import Ctx, Game
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.words import english
-from vigil.store.base import LogEntry
 from vigil.table_commands import (
     CharacterCreate,
     CharacterMeta,
@@ -32,49 +35,22 @@ from vigil.table_commands import (
     ClockSet,
     ClockWorld,
     TableOptions,
-    Undo,
 )
-from vigil.views import GM, Audience, CharacterRender, build_view, clock_view, renders, same_or
+from vigil.views import Audience, AudiencePatch, Views
 
-UNDO_DEPTH = 20
 DEFAULT_SETTINGS: dict[str, Any] = {"pause_without_gm": True}
 _CLOCK_PATH = "/state/clock"
 
 
-@dataclass
-class Change:
-    """One applied change, not yet committed."""
+@dataclass(frozen=True)
+class Mark:
+    """Where a table was (see :meth:`Table.mark`)."""
 
-    kind: str  # "command", "clock" (due effects), "undo"
-    actor: str
-    game: float
-    command: dict[str, Any] | None
-    events: list[Event]
     doc: dict[str, Any]
-    ops: list[dict[str, Any]]
-    inverse: list[dict[str, Any]]
-    result: Any = None
-    undoable: bool = False
-    rev: int = 0
-    # The rules' state this change leads to, when the change was made from
-    # one (saves converting the document back on commit); None otherwise.
-    state: Any = None
-
-    def entry(self, table: str, epoch: int, wall: float) -> LogEntry:
-        """The log entry of this change, once committed (its rev is set)."""
-        return LogEntry(
-            table=table,
-            epoch=epoch,
-            rev=self.rev,
-            wall=wall,
-            game=self.game,
-            actor=self.actor,
-            kind=self.kind,
-            command=self.command,
-            events=render_events(self.events),
-            ops=self.ops,
-            inverse=self.inverse,
-        )
+    state: Any
+    epoch: int
+    rev: int
+    sent: dict[str, dict[str, Any]]
 
 
 @dataclass
@@ -84,26 +60,27 @@ class Table:
     epoch: int
     rev: int
     doc: dict[str, Any]
+    # GM changes kept undoable (the server's ``undo_depth`` setting).
+    undo_depth: int
     state: Any = field(init=False)
     anchor: Anchor = field(init=False)
-    _renders: dict[str, CharacterRender] | None = field(default=None, init=False)
-    # What the renders were made from before the last change, so that the
-    # next ones rebuild only what changed (see views.renders).
-    _previous: tuple[Any, dict[str, Any], dict[str, CharacterRender]] | None = field(default=None, init=False)
-    _games: dict[tuple[frozenset[str], frozenset[str]], dict[str, Any]] = field(
-        default_factory=dict, init=False
-    )
-    _old_games: dict[tuple[frozenset[str], frozenset[str]], dict[str, Any]] = field(
-        default_factory=dict, init=False
-    )
-    _clock: dict[str, Any] | None = field(default=None, init=False)
-    _old_clock: dict[str, Any] | None = field(default=None, init=False)
+    _views: Views = field(init=False)
 
     def __post_init__(self) -> None:
+        self._views = Views(self.id, self.system)
         self._load_doc(self.doc)
 
     @classmethod
-    def new(cls, table_id: str, system: Game, name: str, options: dict[str, Any], wall: float) -> Table:
+    def new(
+        cls,
+        table_id: str,
+        system: Game,
+        name: str,
+        options: dict[str, Any],
+        wall: float,
+        *,
+        undo_depth: int,
+    ) -> Table:
         state = system.new_table(options)
         doc = {
             "name": name,
@@ -114,29 +91,17 @@ class Table:
             "settings": dict(DEFAULT_SETTINGS),
             "undo": [],
         }
-        return cls(id=table_id, system=system, epoch=1, rev=0, doc=doc)
+        return cls(id=table_id, system=system, epoch=1, rev=0, doc=doc, undo_depth=undo_depth)
 
     def _load_doc(self, doc: dict[str, Any], state: Any = None) -> None:
         """Make ``doc`` current; ``state`` is its rules state when the caller
         has it already (it is then exactly ``doc["state"]`` as a Struct)."""
-        previous = getattr(self, "state", None)
-        if previous is not None and self._renders is not None:
-            self._previous = (previous, self.doc["meta"], self._renders)
-        old_games, self._games = self._games, {}
         if state is None:
             state = msgspec.convert(doc["state"], self.system.table_type)
-        if previous is not None and old_games and _same_table(previous, state):
-            # The game's table-level view depends on the table-level state
-            # and on which characters exist, nothing else.
-            self._games = old_games
-        elif old_games:
-            self._old_games = old_games
         self.doc = doc
         self.state = state
         self.anchor = msgspec.convert(doc["clock"], Anchor)
-        self._renders = None
-        if self._clock is not None:
-            self._old_clock, self._clock = self._clock, None
+        self._views.load(state, doc["meta"], self.anchor, self.name, self.settings)
 
     # -- reading ------------------------------------------------------------
 
@@ -157,41 +122,34 @@ class Table:
         due = engine.next_deadline(self.system, self.state)
         return None if due is None else self.anchor.wall_at(due)
 
-    def sight(self, audience: Audience) -> tuple[str, ...]:
-        """What ``audience`` sees of each character (gm, full, status or
-        nothing): audiences with equal sights get equal views."""
-        if audience.kind == GM:
-            return ("gm",)
-        chars = self._current_renders()
-        own = audience.chars
-        return tuple(
-            "o" if cid in own else "f" if r.visibility == "full" else "s" if r.visibility == "status" else "-"
-            for cid, r in chars.items()
-        )
+    def next_undo(self) -> int | None:
+        """The rev that an undo would take back now, if any."""
+        stack: list[int] = self.doc.get("undo", [])
+        return stack[-1] if stack else None
 
-    def _current_renders(self) -> dict[str, CharacterRender]:
-        if self._renders is None:
-            self._renders = renders(self.system, self.state, self.doc["meta"], self._previous)
-            self._previous = None
-        return self._renders
+    # -- views --------------------------------------------------------------
+
+    def sight(self, audience: Audience) -> tuple[str, ...]:
+        """What ``audience`` sees of each character: audiences with equal
+        sights get equal views."""
+        return self._views.sight(audience)
 
     def view(self, audience: Audience) -> dict[str, Any]:
-        chars = self._current_renders()
-        if self._clock is None:
-            self._clock = same_or(clock_view(self.anchor, self.state), self._old_clock)
-        return build_view(
-            audience,
-            table_id=self.id,
-            name=self.name,
-            system=self.system,
-            state=self.state,
-            chars=chars,
-            anchor=self.anchor,
-            settings=self.settings,
-            games=self._games,
-            old_games=self._old_games,
-            clock=self._clock,
-        )
+        """``audience``'s view of the current state."""
+        return self._views.view(audience)
+
+    def watch(self, audience: Audience) -> dict[str, Any]:
+        """The view ``audience`` was sent; from now on every commit returns
+        its patch too."""
+        return self._views.watch(audience)
+
+    def seen_by(self, audience: Audience) -> dict[str, Any]:
+        """What ``audience`` sees: the view it was sent, if watching."""
+        return self._views.seen_by(audience)
+
+    def forget(self, key: str) -> None:
+        """Stop patching the view of the audience with ``key``."""
+        self._views.forget(key)
 
     # -- changing -----------------------------------------------------------
 
@@ -234,18 +192,72 @@ class Table:
         change.undoable = ctx.actor.role == "gm"
         return change
 
-    def commit(self, change: Change) -> None:
+    def undo(self, entry: LogEntry | None, ctx: Ctx) -> Change:
+        """Compensate the newest undoable GM change, whose log entry is
+        ``entry``: read before the table's lock, it must still be the top of
+        the stack. Refused if anything it wrote has been changed since (the
+        GM then corrects by hand)."""
+        top = self.next_undo()
+        if top is None or entry is None or entry.rev != top or entry.epoch != self.epoch:
+            raise RuleError("undo_conflict", rev=top or 0)
+        rev = entry.rev
+        for op in entry.ops:
+            if op["path"].startswith(_CLOCK_PATH) or op["path"] == "/undo":
+                continue
+            try:
+                current = jsonpatch.resolve(self.doc, op["path"])
+                present = True
+            except jsonpatch.PatchError:
+                present = False
+            if op["op"] == "remove" and present:
+                raise RuleError("undo_conflict", rev=rev)
+            if op["op"] != "remove" and (not present or current != op["value"]):
+                raise RuleError("undo_conflict", rev=rev)
+        doc = msgspec.json.decode(msgspec.json.encode(self.doc))
+        inverse = [op for op in entry.inverse if op["path"] != "/undo"]
+        doc = jsonpatch.apply(doc, inverse)
+        doc["undo"] = [r for r in self.doc.get("undo", []) if r != rev]
+        try:
+            # Valid by type and by the game's own invariants (a DRYH roll
+            # must not keep a helper whose creation is being undone).
+            self.system.validate(msgspec.convert(doc["state"], self.system.table_type))
+        except (msgspec.ValidationError, RuleError):
+            raise RuleError("undo_conflict", rev=rev) from None
+        now = self.state.clock.now
+        actor = ctx.actor.id
+        event = Event(code="undone", at=now, params={"rev": rev}, actor=actor)
+        return self._finish("undo", actor, {"type": "undo"}, [event], now, doc, {"undone": rev})
+
+    def commit(self, change: Change) -> list[AudiencePatch]:
+        """Keep ``change`` (now durable) at the next rev; the patches that
+        take every watching audience's view to it."""
         self.rev += 1
         change.rev = self.rev
         doc = change.doc
         if change.undoable:
-            doc["undo"] = [*doc.get("undo", []), self.rev][-UNDO_DEPTH:]
+            doc["undo"] = [*doc.get("undo", []), self.rev][-self.undo_depth :]
         self._load_doc(doc, change.state)
+        return self._views.patches()
 
-    def reset_epoch(self) -> None:
+    def new_epoch(self) -> None:
+        """Start the next epoch (the history is emptied, the state kept):
+        revs restart at 0, nothing is left to undo, and every watching
+        audience's view is made anew (it is sent a snapshot)."""
         self.epoch += 1
         self.rev = 0
-        self.doc["undo"] = []
+        self._load_doc({**self.doc, "undo": []}, self.state)
+        self._views.resend()
+
+    def mark(self) -> Mark:
+        """Where the table is now, to :meth:`restore` if what follows fails."""
+        return Mark(self.doc, self.state, self.epoch, self.rev, self._views.sent())
+
+    def restore(self, mark: Mark) -> None:
+        """Back to ``mark``, as if nothing since had happened (documents are
+        never changed in place, so the marked one is intact)."""
+        self._load_doc(mark.doc, mark.state)
+        self.epoch, self.rev = mark.epoch, mark.rev
+        self._views.restore(mark.sent)
 
     # -- internals ----------------------------------------------------------
 
@@ -330,42 +342,6 @@ class Table:
             doc,
             change.result,
         )
-
-    def undo_change(
-        self,
-        entry_ops: list[dict[str, Any]],
-        entry_inverse: list[dict[str, Any]],
-        rev: int,
-        actor: str,
-        wall: float,
-    ) -> Change:
-        """Compensate the change of ``rev``: refused if anything it wrote has
-        been changed since (the GM then corrects by hand)."""
-        for op in entry_ops:
-            if op["path"].startswith(_CLOCK_PATH) or op["path"] == "/undo":
-                continue
-            try:
-                current = jsonpatch._resolve(self.doc, op["path"])
-                present = True
-            except jsonpatch.PatchError:
-                present = False
-            if op["op"] == "remove" and present:
-                raise RuleError("undo_conflict", rev=rev)
-            if op["op"] != "remove" and (not present or current != op["value"]):
-                raise RuleError("undo_conflict", rev=rev)
-        doc = msgspec.json.decode(msgspec.json.encode(self.doc))
-        inverse = [op for op in entry_inverse if op["path"] != "/undo"]
-        doc = jsonpatch.apply(doc, inverse)
-        doc["undo"] = [r for r in self.doc.get("undo", []) if r != rev]
-        try:
-            # Valid by type and by the game's own invariants (a DRYH roll
-            # must not keep a helper whose creation is being undone).
-            self.system.validate(msgspec.convert(doc["state"], self.system.table_type))
-        except (msgspec.ValidationError, RuleError):
-            raise RuleError("undo_conflict", rev=rev) from None
-        now = self.state.clock.now
-        event = Event(code="undone", at=now, params={"rev": rev}, actor=actor)
-        return self._finish("undo", actor, {"type": "undo"}, [event], now, doc, {"undone": rev})
 
 
 # -- table-level commands ------------------------------------------------------
@@ -493,20 +469,3 @@ _TABLE_HANDLERS: dict[type[Command], Handler] = {
     ClockFollow: _clock,
     ClockWorld: _clock,
 }
-
-
-def _same_table(old: Any, new: Any) -> bool:
-    """Equal apart from the characters' sheets (the same characters exist)."""
-    if type(old) is not type(new) or old.characters.keys() != new.characters.keys():
-        return False
-    return all(
-        getattr(old, name) == getattr(new, name) for name in new.__struct_fields__ if name != "characters"
-    )
-
-
-def render_events(events: list[Event]) -> list[dict[str, Any]]:
-    """Events as stored in the log: the value plus its English sentence."""
-    return [{**msgspec.to_builtins(e), "text": english(e)} for e in events]
-
-
-__all__ = ["Actor", "Change", "Table", "Undo", "render_events"]

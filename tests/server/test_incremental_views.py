@@ -13,15 +13,15 @@ import msgspec
 
 from bench import workload
 from vigil import jsonpatch
-from vigil.net.hub import Hub, TableHost
+from vigil.net.config import Config
+from vigil.net.fanout import encode
 from vigil.protocol import command_decoder
 from vigil.rules.dice import RandomDice
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.games import GAMES
 from vigil.rules.outcome import RuleError
-from vigil.store.base import TableRecord
 from vigil.table import Table
-from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, build_view, renders
+from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, AudiencePatch, build_view, renders
 
 GM = Actor(id="gm#t", role="gm")
 
@@ -58,10 +58,10 @@ def _sorted(value: Any) -> Any:
     return value
 
 
-def _follow(host: TableHost, shadow: dict[str, Any]) -> None:
-    """Render the new rev as the hub does; apply each audience's patch to
-    its client-side copy."""
-    _rev, messages = Hub._render(None, host)  # type: ignore[arg-type]  # uses only ``host``
+def _follow(table: Table, patches: list[AudiencePatch], shadow: dict[str, Any]) -> None:
+    """Encode the new rev's patches as the server does; apply each
+    audience's patch to its client-side copy."""
+    _rev, messages = encode(table, patches)
     for key, message in messages.items():
         shadow[key] = jsonpatch.apply(shadow[key], msgspec.json.decode(message)["ops"])
 
@@ -71,17 +71,11 @@ def test_patches_take_every_audience_to_the_fresh_view() -> None:
     dice = RandomDice(seed=2)
     wall = 1_000_000.0
     for system in ("dryh", "mettle", "hursagmu"):
-        table = Table.new("t", GAMES[system], "T", {}, wall)
-        host = TableHost(
-            table=table, record=TableRecord(id="t", system=system, name="T", key="k", epoch=1, created=0)
-        )
+        table = Table.new("t", GAMES[system], "T", {}, wall, undo_depth=Config().undo_depth)
         audiences = [GM_AUDIENCE, PUBLIC_AUDIENCE] + [
             Audience("player", frozenset({f"c{j}"})) for j in range(3)
         ]
-        for audience in audiences:
-            host.views[audience.key] = table.view(audience)
-            host.audiences[audience.key] = audience
-        shadow = {a.key: msgspec.json.decode(_plain(host.views[a.key])) for a in audiences}
+        shadow = {a.key: msgspec.json.decode(_plain(table.watch(a))) for a in audiences}
         local: dict[str, workload.CharLocal] = {}
         bodies: list[dict[str, Any]] = [
             {
@@ -118,17 +112,15 @@ def test_patches_take_every_audience_to_the_fresh_view() -> None:
             ctx = Ctx(dice=dice, actor=GM, max_effects=100_000)
             due = table.advance(wall, ctx)
             if due is not None:
-                table.commit(due)
-                _follow(host, shadow)
+                _follow(table, table.commit(due), shadow)
             try:
                 change = table.prepare(command_decoder.decode(_plain(bodies[i])), wall, ctx)
             except RuleError:
                 change = None
             if change is not None:
-                table.commit(change)
-                _follow(host, shadow)
+                _follow(table, table.commit(change), shadow)
             assert _plain(table.doc["state"]) == _plain(msgspec.to_builtins(table.state))
             for audience in audiences:
                 fresh = _fresh_view(table, audience)
                 assert _same(shadow[audience.key], fresh), (system, i, audience.key)
-                assert _plain(host.views[audience.key]) == _plain(fresh), (system, i, audience.key)
+                assert _plain(table.seen_by(audience)) == _plain(fresh), (system, i, audience.key)

@@ -17,13 +17,15 @@ from typing import Any
 import structlog
 from websockets.asyncio.server import Server, serve
 
+from vigil.changes import Change
 from vigil.net.config import Config
+from vigil.net.connection import handle
 from vigil.net.http import route
 from vigil.net.hub import Hub
-from vigil.net.session import handle
-from vigil.rules.game import Ctx
+from vigil.net.writer import Edit
+from vigil.rules.game import Actor, Ctx
 from vigil.store.sqlite import SqliteStore
-from vigil.table import Change, Table
+from vigil.table import Table
 from vigil.table_commands import CharacterCreate
 
 log = structlog.get_logger("vigil")
@@ -66,12 +68,10 @@ async def start(config: Config) -> tuple[Hub, Server]:
 async def create_demo(hub: Hub) -> dict[str, tuple[str, str]]:
     """A Pain & Mettle table with three characters, for a first look; its
     tokens by banner label, with the role whose page each one opens."""
-    from vigil.rules.game import Actor
-
     host = await hub.create_table("mettle", "Demo table", {}, "demo")
     gm = Actor(id="vigil#demo", role="gm")
     for body in DEMO_CHARACTERS:
-        await hub.run(host, gm, functools.partial(_prepare, body))
+        await hub.writer.run(host, Edit(actor=gm, make=functools.partial(_prepare, body)))
     gm_token, _ = hub.mint(host, "gm", [], "demo gm", None)
     spectator, _ = hub.mint(host, "spectator", [], "demo stream", None)
     player, _ = hub.mint(host, "player", ["brannoc"], "Brannoc's player", None)
@@ -127,10 +127,8 @@ async def run(config: Config, on_ready: Callable[[Hub, Server], None] | None = N
         f"Vigil listening on {config.base_url}  (WebSocket: {config.base_url.replace('http', 'ws', 1)}/ws)"
     ]
     lines.append(f"Data: {config.db_path} (durability {config.durability})")
-    from vigil.net.session import _url
-
     for label, (role, token) in hub.demo_tokens.items():
-        lines.append(f"{label}: {_url(hub, role, token) if role != 'player' else token}")
+        lines.append(f"{label}: {config.page_url(role, token) if role != 'player' else token}")
     lines.append(f"Operator token: {hub.operator_token()}")
     lines.append("More tokens: vigil token --table ID --role gm|player|spectator [--chars a,b]")
     print("\n".join(lines), file=sys.stdout, flush=True)

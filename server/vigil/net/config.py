@@ -42,6 +42,22 @@ class Config:
     def base_url(self) -> str:
         return self.public_url or f"http://{self.host}:{self.port}"
 
+    def page_url(self, role: str, token: str) -> str:
+        """The page a token opens: the spectator view for a spectator's, the
+        dashboard for any other (the token in the fragment, never sent)."""
+        page = "/watch" if role == "spectator" else "/"
+        return f"{self.base_url}{page}#token={token}"
+
+    def token_days(self, role: str) -> float | None:
+        """How long a new token of ``role`` lives by default (DESIGN
+        "Security": GM and player 30 days, spectator until revoked; None:
+        until revoked)."""
+        return {
+            "gm": self.gm_token_days,
+            "player": self.player_token_days,
+            "spectator": self.spectator_token_days,
+        }.get(role)
+
     @classmethod
     def from_env(cls, overrides: dict[str, Any] | None = None) -> Config:
         """Defaults, then ``VIGIL_<NAME>`` variables, then explicit flags."""

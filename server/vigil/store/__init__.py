@@ -4,7 +4,7 @@ SQLite (WAL) is the embedded default; the interface is small on purpose so
 that a PostgreSQL store can take its place on a multi-node host.
 """
 
-from vigil.store.base import LogEntry, Store, TableRecord, TokenRecord
+from vigil.store.base import Store, TableRecord, TokenRecord
 from vigil.store.sqlite import SqliteStore
 
-__all__ = ["LogEntry", "SqliteStore", "Store", "TableRecord", "TokenRecord"]
+__all__ = ["SqliteStore", "Store", "TableRecord", "TokenRecord"]

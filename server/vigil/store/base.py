@@ -1,11 +1,9 @@
 """What the server needs from a store, and the records it keeps.
 
-The log is the truth: one entry per applied change (a command, a clock
-advance, an undo), with its events (dice faces included), the JSON Patch ops
-it made to the table document and their inverse (for the GM's undo).
-Recovery is pure JSON: latest snapshot + ops, so loading old logs never
-depends on re-running the rules of an older version. ``v`` is the entry
-schema version, read on load so that older entries can be upgraded.
+The log is the truth: the store appends each committed change's
+:class:`~vigil.changes.LogEntry` and reads entries back for history, undo
+and recovery. Recovery is pure JSON: latest snapshot + ops, so loading old
+logs never depends on re-running the rules of an older version.
 """
 
 from __future__ import annotations
@@ -15,22 +13,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-ENTRY_VERSION = 1
-
-
-class LogEntry(msgspec.Struct, kw_only=True, array_like=True):
-    table: str
-    epoch: int
-    rev: int
-    wall: float
-    game: float
-    actor: str
-    kind: str
-    command: dict[str, Any] | None
-    events: list[dict[str, Any]]
-    ops: list[dict[str, Any]]
-    inverse: list[dict[str, Any]]
-    v: int = ENTRY_VERSION
+from vigil.changes import LogEntry
 
 
 class TableRecord(msgspec.Struct, kw_only=True):

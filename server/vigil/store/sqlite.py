@@ -19,8 +19,9 @@ from typing import Any, Literal
 import msgspec
 
 from vigil.auth import new_key
+from vigil.changes import LogEntry
 from vigil.jsonpatch import apply as apply_patch
-from vigil.store.base import Loaded, LogEntry, TableRecord, TokenRecord
+from vigil.store.base import Loaded, TableRecord, TokenRecord
 
 Durability = Literal["normal", "full"]
 

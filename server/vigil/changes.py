@@ -1,0 +1,82 @@
+"""A change of a table, and the log entry it becomes once committed.
+
+The table makes a :class:`Change` (pure); the server commits its
+:class:`LogEntry` to the store; the store reads entries back for history,
+undo and recovery. Both sides meet here, so that the table never imports
+the store and the store never imports the table.
+
+The log is the truth: one entry per applied change (a command, a clock
+advance, an undo), with its events (dice faces included, each with its
+English sentence), the JSON Patch ops it made to the table document and
+their inverse (for the GM's undo). ``v`` is the entry schema version, read
+on load so that older entries can be upgraded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+import vigil.server_words  # noqa: F401 - registers the templates of the server's own events
+from vigil.rules.outcome import Event
+from vigil.rules.words import english
+
+ENTRY_VERSION = 1
+
+
+class LogEntry(msgspec.Struct, kw_only=True, array_like=True):
+    table: str
+    epoch: int
+    rev: int
+    wall: float
+    game: float
+    actor: str
+    kind: str
+    command: dict[str, Any] | None
+    events: list[dict[str, Any]]
+    ops: list[dict[str, Any]]
+    inverse: list[dict[str, Any]]
+    v: int = ENTRY_VERSION
+
+
+@dataclass
+class Change:
+    """One applied change, not yet committed."""
+
+    kind: str  # "command", "clock" (due effects), "undo"
+    actor: str
+    game: float
+    command: dict[str, Any] | None
+    events: list[Event]
+    doc: dict[str, Any]
+    ops: list[dict[str, Any]]
+    inverse: list[dict[str, Any]]
+    result: Any = None
+    undoable: bool = False
+    rev: int = 0
+    # The rules' state this change leads to, when the change was made from
+    # one (saves converting the document back on commit); None otherwise.
+    state: Any = None
+
+    def entry(self, table: str, epoch: int, wall: float) -> LogEntry:
+        """The log entry of this change, once committed (its rev is set)."""
+        return LogEntry(
+            table=table,
+            epoch=epoch,
+            rev=self.rev,
+            wall=wall,
+            game=self.game,
+            actor=self.actor,
+            kind=self.kind,
+            command=self.command,
+            events=render_events(self.events),
+            ops=self.ops,
+            inverse=self.inverse,
+        )
+
+
+def render_events(events: list[Event]) -> list[dict[str, Any]]:
+    """Events as stored in the log: the value plus its English sentence."""
+    return [{**msgspec.to_builtins(e), "text": english(e)} for e in events]

@@ -1,0 +1,94 @@
+"""What each viewer may read of a table's history (DESIGN "Visibility").
+
+The history obeys the view: a viewer reads of each entry only what its view
+of the table shows. Pure: a function of the log entries, the table and the
+viewer (its role and characters), never of a connection.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vigil.changes import LogEntry
+from vigil.protocol import HistoryEntry
+from vigil.table import Table
+from vigil.views import Viewer
+
+# Table-level events (no character) that any viewer may read; the rest of
+# them (options, corrections of table fields…) are the GM's.
+PUBLIC_TABLE_EVENTS = frozenset(
+    {
+        "combat_started",
+        "combat_ended",
+        "round_advanced",
+        "clock_changed",
+        "clock_auto_paused",
+        "clock_halted",
+        "session_started",
+        "session_ended",
+    }
+)
+
+
+# Event parameters about kit contents: like the sheet's kits, only for the
+# GM and the character's own player (DESIGN "Visibility").
+KIT_PARAMS = frozenset({"kit", "kit_uses"})
+
+
+def history_page(entries: list[LogEntry], table: Table, viewer: Viewer) -> list[HistoryEntry]:
+    """``entries`` of ``table``'s log as ``viewer`` may read them, each
+    marked when a later undo took it back."""
+    undone = {int(e.events[0]["params"]["rev"]) for e in entries if e.kind == "undo" and e.events}
+    view = table.seen_by(viewer.audience)
+    hidden = set(table.state.characters) - set(view["characters"]) - set(viewer.chars)
+    return [visible_entry(e, viewer, view, e.rev in undone, hidden) for e in entries]
+
+
+def visible_entry(
+    entry: LogEntry, viewer: Viewer, view: dict[str, Any], undone: bool, hidden: set[str]
+) -> HistoryEntry:
+    """The history obeys the view: hidden characters' events are dropped,
+    status-only characters' events lose their numbers, an event that names
+    a hidden character (a helper, a healer) loses its parameters and text,
+    table-level events are public only when listed, commands are GM-only."""
+    is_gm = viewer.role == "gm"
+    own = viewer.chars
+    events: list[dict[str, Any]] = []
+    for event in entry.events:
+        char = event.get("char")
+        if is_gm:
+            events.append(event)
+            continue
+        if char is None:
+            if event.get("code") not in PUBLIC_TABLE_EVENTS:
+                continue
+        elif char not in own and char not in view["characters"]:
+            continue
+        seen = view["characters"].get(char) if char is not None else None
+        status_only = char is not None and char not in own and "sheet" not in (seen or {})
+        kits = char not in own and bool(KIT_PARAMS & set(event.get("params", {})))
+        if status_only or kits or _mentions(event.get("params"), hidden):
+            # Numbers, kit contents or hidden names: the bare event only.
+            events.append({k: event[k] for k in ("code", "at", "char", "rule") if k in event})
+        else:
+            events.append(event)
+    return HistoryEntry(
+        rev=entry.rev,
+        at=entry.game,
+        wall=entry.wall,
+        actor=entry.actor if is_gm else entry.actor.split("#")[0],
+        kind=entry.kind,
+        events=events,
+        command=entry.command if is_gm else None,
+        undone=undone,
+    )
+
+
+def _mentions(value: Any, ids: set[str]) -> bool:
+    if isinstance(value, str):
+        return value in ids
+    if isinstance(value, dict):
+        return any(_mentions(k, ids) or _mentions(v, ids) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_mentions(v, ids) for v in value)
+    return False

@@ -1,0 +1,261 @@
+"""What each command does: the operator's (tables), a table's
+administration (tokens, key, archive, export, history), and everything
+else — the rules' commands and the table's own — through the writer.
+
+Every command is checked against the permission table first. Whatever
+changes a table is an :class:`~vigil.net.writer.Edit` run by the writer,
+admin ones included: it orders, commits and fans out each of them alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import structlog
+
+from vigil import auth, permissions, tokens
+from vigil.changes import Change
+from vigil.export import BadDocument, export, read_export, table_info
+from vigil.history_view import history_page
+from vigil.net.errors import Refused
+from vigil.net.host import Conn, TableHost
+from vigil.net.hub import Hub
+from vigil.net.writer import Closing, Edit
+from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, encoder
+from vigil.rules.outcome import RuleError
+from vigil.store.base import Store
+from vigil.table_commands import (
+    HistoryReset,
+    KeyRotate,
+    TableArchive,
+    TableCreate,
+    TableDelete,
+    TableExport,
+    TableImport,
+    TableList,
+    TokenList,
+    TokenMint,
+    TokenRevoke,
+    Undo,
+)
+
+
+async def command(hub: Hub, conn: Conn, msg: Cmd) -> bytes:
+    """Run one command; its answer (empty: the ack was sent in order with
+    the patches the command caused)."""
+    body = msg.body
+    tag = str(type(body).__struct_config__.tag)
+    plain = msgspec.to_builtins(body)
+    structlog.contextvars.bind_contextvars(cmd=tag, msg=msg.id)
+    if not permissions.allowed(conn.role, conn.chars, tag, plain):
+        raise Refused("forbidden")
+    result: Any = None
+    match body:
+        case TableCreate():
+            host = await hub.create_table(body.system, body.name, body.options, body.id)
+            result = _created(hub, host)
+        case TableImport():
+            result = await _import(hub, body)
+        case TableList():
+            result = [table_info(h.table, h.record.archived) for h in hub.hosts.values()]
+        case TableDelete():
+            host = host_for(hub, conn, body.table)
+            await hub.writer.run(host, _delete(hub, host, conn))
+        case _:
+            return await _table_command(hub, conn, host_for(hub, conn, msg.table), msg, plain)
+    return encoder.encode(Ack(id=msg.id, result=result))
+
+
+def host_for(hub: Hub, conn: Conn, table: str | None) -> TableHost:
+    """The table a request names (its own, for any token but the operator's)."""
+    table_id = table or conn.table
+    if conn.role != "operator" and table_id != conn.table:
+        raise Refused("wrong_table")
+    host = hub.hosts.get(table_id or "")
+    if host is None:
+        raise Refused("unknown_table", table=table_id)
+    return host
+
+
+async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd, plain: dict[str, Any]) -> bytes:
+    body = msg.body
+    table = host.table
+    result: Any = None
+    if host.record.archived and conn.role not in ("gm", "operator"):
+        raise Refused("archived")
+    if conn.role == "player":
+        seen = table.seen_by(conn.watching)["characters"]
+        if not permissions.may_target(conn.chars, plain, seen):
+            raise Refused("forbidden")
+    match body:
+        case TokenMint():
+            missing = [c for c in body.chars if c not in table.state.characters]
+            if missing:
+                raise RuleError("unknown_character", char=missing[0])
+            if body.role == "player" and not body.chars:
+                raise Refused("bad_message", reason="a player token needs characters")
+            token, record = hub.mint(host, body.role, body.chars, body.label, body.ttl_days)
+            url = hub.config.page_url(body.role, token)
+            result = {"token": token, "token_id": record.token_id, "expires": record.expires, "url": url}
+        case TokenList():
+            result = [msgspec.to_builtins(t) for t in host.tokens.values()]
+        case TokenRevoke():
+            if body.token_id not in host.tokens:
+                raise Refused("bad_message", reason="unknown token id")
+            await hub.writer.run(host, _revoke(host, conn, body.token_id))
+        case KeyRotate():
+            edit, result = _rotate(hub, host, conn)
+            await hub.writer.run(host, edit)
+        case TableArchive():
+            await hub.writer.run(host, _archive(host, conn, body.archived))
+        case TableExport():
+            result = export(table, host.record.archived, await hub.log(host))
+        case HistoryReset():
+            await hub.writer.run(host, _reset(host, conn))
+            result = {"epoch": table.epoch}
+        case Undo():
+            top = table.next_undo()
+            if top is None:
+                raise RuleError("nothing_to_undo")
+            entry = await hub.log_entry(host, top)
+            edit = Edit(actor=conn.actor, make=lambda t, w, c: t.undo(entry, c))
+            await hub.writer.run(host, edit, _acker(hub, conn, msg))
+            return b""
+        case _:
+            edit = Edit(actor=conn.actor, make=lambda t, w, c: t.prepare(body, w, c))
+            await hub.writer.run(host, edit, _acker(hub, conn, msg))
+            return b""
+    return encoder.encode(Ack(id=msg.id, rev=table.rev, result=result))
+
+
+def _acker(hub: Hub, conn: Conn, msg: Cmd) -> Callable[[Change], None]:
+    def ack(change: Change) -> None:
+        hub.fanout.send(conn, encoder.encode(Ack(id=msg.id, rev=change.rev, result=change.result)))
+
+    return ack
+
+
+# -- admin edits: durable beyond the log, then kept, then connections ended ------
+
+
+def _delete(hub: Hub, host: TableHost, conn: Conn) -> Edit:
+    table_id = host.record.id
+    return Edit(
+        actor=conn.actor,
+        advance=False,
+        write=lambda store: store.delete(table_id),
+        keep=lambda: hub.drop(host),
+        close=Closing(4004, "table deleted", lambda other: True),
+    )
+
+
+def _revoke(host: TableHost, conn: Conn, token_id: str) -> Edit:
+    table_id = host.record.id
+
+    def keep() -> None:
+        host.tokens[token_id].revoked = True
+
+    return Edit(
+        actor=conn.actor,
+        advance=False,
+        write=lambda store: store.revoke(table_id, token_id),
+        keep=keep,
+        close=Closing(4003, "token revoked", lambda other: other.token_id == token_id),
+    )
+
+
+def _rotate(hub: Hub, host: TableHost, conn: Conn) -> tuple[Edit, dict[str, Any]]:
+    """A new signing key: every token of the table dies, the sender stays
+    connected and gets a new GM token."""
+    table_id = host.record.id
+    key = auth.new_key()
+    dead = list(host.tokens)
+    gm = tokens.new_record(table_id, "gm", [], "gm", hub.config.token_days("gm"))
+
+    def write(store: Store) -> None:
+        store.set_key(table_id, key)
+        for token_id in dead:
+            store.revoke(table_id, token_id)
+        store.add_token(gm)
+
+    def keep() -> None:
+        host.record.key = key
+        for token_id in dead:
+            host.tokens[token_id].revoked = True
+        host.tokens[gm.token_id] = gm
+
+    edit = Edit(
+        actor=conn.actor,
+        advance=False,
+        write=write,
+        keep=keep,
+        close=Closing(4003, "key rotated", lambda other: other is not conn),
+    )
+    return edit, {"token": tokens.sign(key, gm), "token_id": gm.token_id}
+
+
+def _archive(host: TableHost, conn: Conn, archived: bool) -> Edit:
+    table_id = host.record.id
+
+    def keep() -> None:
+        host.record.archived = archived
+
+    # An archived table is the GM's alone.
+    closing = Closing(4005, "table archived", lambda other: other.role != "gm") if archived else None
+    return Edit(
+        actor=conn.actor,
+        advance=False,
+        write=lambda store: store.set_archived(table_id, archived),
+        keep=keep,
+        close=closing,
+    )
+
+
+def _reset(host: TableHost, conn: Conn) -> Edit:
+    """A new epoch: the log emptied, the state kept (the store is given the
+    table as the new epoch starts it)."""
+    table = host.table
+    return Edit(
+        actor=conn.actor,
+        advance=False,
+        new_epoch=True,
+        write=lambda store: store.reset(table.id, table.epoch, table.doc),
+    )
+
+
+# -- tables and history -----------------------------------------------------------
+
+
+def _created(hub: Hub, host: TableHost) -> dict[str, Any]:
+    token, record = hub.mint(host, "gm", [], "gm", None)
+    return {
+        "table": host.record.id,
+        "gm_token": token,
+        "token_id": record.token_id,
+        "url": hub.config.page_url("gm", token),
+    }
+
+
+async def _import(hub: Hub, body: TableImport) -> dict[str, Any]:
+    try:
+        imported = read_export(body.document)
+    except BadDocument as exc:
+        raise Refused("bad_document", reason=str(exc)) from None
+    host = await hub.create_table(imported.system.name, imported.name, {}, body.id, doc=imported.doc)
+    return _created(hub, host)
+
+
+async def history(hub: Hub, conn: Conn, msg: HistoryQuery) -> bytes:
+    """A page of the table's history as this connection's viewer may read it."""
+    host = host_for(hub, conn, msg.table)
+    if conn.role == "operator":
+        raise Refused("forbidden")
+    table = host.table
+    entries = await hub.history(host, msg.before, msg.limit)
+    page = history_page(entries, table, conn.viewer)
+    next_before = entries[-1].rev if len(entries) == msg.limit else None
+    return encoder.encode(
+        HistoryPage(id=msg.id, table=table.id, epoch=table.epoch, entries=page, next_before=next_before)
+    )

@@ -1,0 +1,190 @@
+"""One WebSocket connection: hello, then commands, history and pings.
+
+Every frame is decoded by the typed decoder; anything it refuses, anything
+the permission table refuses and anything the rules refuse becomes an
+``error`` answer, and nothing changes. No input ends this loop except the
+connection closing. What a command does is :mod:`vigil.net.commands`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable
+from typing import Any
+
+import msgspec
+import structlog
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from vigil import __version__, auth
+from vigil.net import commands
+from vigil.net.errors import Refused, error_message
+from vigil.net.host import Conn
+from vigil.net.hub import Hub
+from vigil.protocol import (
+    PROTOCOL_VERSION,
+    Cmd,
+    Hello,
+    HistoryQuery,
+    Ping,
+    Pong,
+    Welcome,
+    client_decoder,
+    encoder,
+)
+from vigil.rules.outcome import RuleError
+
+log = structlog.get_logger("vigil")
+SERVER = f"vigil/{__version__}"
+
+
+async def handle(hub: Hub, ws: ServerConnection) -> None:
+    conn = Conn(ws=ws, tokens=float(hub.config.rate_burst), refilled=time.monotonic())
+    expiry: asyncio.TimerHandle | None = None
+    try:
+        if not await _hello(hub, conn):
+            return
+        if conn.expires is not None:
+            # A token's life ends its connections too, not only new hellos.
+            delay = max(0.0, conn.expires - time.time())
+            expiry = asyncio.get_running_loop().call_later(
+                delay, lambda: asyncio.ensure_future(ws.close(4002, "token expired"))
+            )
+        async for frame in ws:
+            if not _take_token(hub, conn):
+                await _answer(conn, error_message("rate_limited", {}, _peek_id(frame)))
+                continue
+            await _message(hub, conn, frame)
+    except ConnectionClosed:
+        pass
+    finally:
+        if expiry is not None:
+            expiry.cancel()
+        hub.unsubscribe(conn)
+
+
+async def _answer(conn: Conn, data: bytes) -> None:
+    with contextlib.suppress(ConnectionClosed):
+        await conn.ws.send(data, text=True)
+
+
+def _take_token(hub: Hub, conn: Conn) -> bool:
+    """Token bucket: ``rate_per_s`` sustained, ``rate_burst`` at once."""
+    now = time.monotonic()
+    conn.tokens = min(
+        float(hub.config.rate_burst), conn.tokens + (now - conn.refilled) * hub.config.rate_per_s
+    )
+    conn.refilled = now
+    if conn.tokens < 1:
+        return False
+    conn.tokens -= 1
+    return True
+
+
+async def _hello(hub: Hub, conn: Conn) -> bool:
+    try:
+        frame = await asyncio.wait_for(conn.ws.recv(), hub.config.hello_timeout)
+    except (TimeoutError, ConnectionClosed):
+        await conn.ws.close(4000, "hello expected")
+        return False
+    try:
+        msg = client_decoder.decode(frame)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        await _refuse_hello(conn, "bad_message", {"reason": str(exc)})
+        return False
+    if not isinstance(msg, Hello):
+        await _refuse_hello(conn, "hello_first", {})
+        return False
+    if msg.protocol != PROTOCOL_VERSION:
+        await _refuse_hello(conn, "bad_protocol", {"server": PROTOCOL_VERSION, "client": msg.protocol})
+        return False
+    try:
+        claims = hub.authenticate(msg.token)
+    except auth.TokenError as exc:
+        await _refuse_hello(conn, exc.code, {})
+        return False
+    conn.role, conn.token_id, conn.label = claims.role, claims.token_id, claims.label
+    conn.expires = claims.expires
+    conn.chars = frozenset(claims.chars)
+    if claims.role == "operator":
+        welcome = Welcome(protocol=PROTOCOL_VERSION, server=SERVER, role="operator", token_id=claims.token_id)
+        await _answer(conn, encoder.encode(welcome))
+        return True
+    host = hub.hosts[claims.table]
+    if host.record.archived and claims.role != "gm":
+        await _refuse_hello(conn, "archived", {})
+        return False
+    conn.table = claims.table
+    conn.audience = conn.viewer.audience
+    welcome = Welcome(
+        protocol=PROTOCOL_VERSION,
+        server=SERVER,
+        role=claims.role,
+        table=claims.table,
+        characters=sorted(conn.chars),
+        token_id=claims.token_id,
+    )
+    await _answer(conn, encoder.encode(welcome))
+    resume = None
+    if msg.resume is not None and msg.resume.table == claims.table:
+        resume = (msg.resume.epoch, msg.resume.rev)
+    try:
+        hub.subscribe(host, conn, resume)
+    except Refused as exc:
+        await _refuse_hello(conn, exc.code, exc.params, close=1013)
+        return False
+    structlog.contextvars.bind_contextvars(table=conn.table, token=conn.token_id)
+    log.info("connected", role=conn.role)
+    return True
+
+
+async def _refuse_hello(conn: Conn, code: str, params: dict[str, Any], close: int = 4001) -> None:
+    await _answer(conn, error_message(code, params, None))
+    await conn.ws.close(close, code)
+
+
+async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
+    try:
+        msg = client_decoder.decode(frame)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        await _answer(conn, error_message("bad_message", {"reason": str(exc)}, _peek_id(frame)))
+        return
+    if isinstance(msg, Ping):
+        await _answer(conn, encoder.encode(Pong(id=msg.id)))
+    elif isinstance(msg, Hello):
+        await _answer(conn, error_message("bad_message", {"reason": "already said hello"}, None))
+    elif isinstance(msg, HistoryQuery):
+        await _guarded(conn, msg.id, commands.history(hub, conn, msg))
+    elif isinstance(msg, Cmd):
+        await _guarded(conn, msg.id, commands.command(hub, conn, msg))
+
+
+async def _guarded(conn: Conn, msg_id: str, work: Awaitable[bytes]) -> None:
+    """Run one request; every failure becomes an error answer. An empty
+    reply means the answer was sent already (a command's ack, queued in
+    order with the patches it caused)."""
+    try:
+        reply = await work
+    except Refused as exc:
+        log.info("refused", code=exc.code)
+        reply = error_message(exc.code, exc.params, msg_id)
+    except RuleError as exc:
+        log.info("refused", code=exc.code, rule=exc.rule)
+        reply = error_message(exc.code, exc.params, msg_id, exc.english())
+    except Exception:
+        log.exception("internal_error", msg=msg_id)
+        reply = error_message("internal", {}, msg_id)
+    if reply:
+        await _answer(conn, reply)
+
+
+def _peek_id(frame: str | bytes) -> str | None:
+    try:
+        data = msgspec.json.decode(frame)
+    except msgspec.DecodeError:
+        return None
+    value = data.get("id") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and len(value) <= 64 else None

@@ -1,0 +1,132 @@
+"""Fan-out: every message to its connections without waiting on any, the
+patches kept for resume, and the watchdog of slow clients.
+
+A patch is encoded once per audience and the same bytes are queued on every
+connection of that audience. Nothing here ever awaits a socket: a client
+past its backlog is marked behind and skipped (never sent a gap), then gets
+a snapshot once it has drained, or is dropped if it stays stalled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable
+
+import structlog
+from websockets.asyncio.connection import broadcast
+
+from vigil.net.config import Config
+from vigil.net.host import Conn, Rendered, TableHost
+from vigil.protocol import Patch, Snapshot, encoder
+from vigil.table import Table
+from vigil.views import AudiencePatch
+
+log = structlog.get_logger("vigil")
+
+
+def encode(table: Table, patches: list[AudiencePatch]) -> Rendered:
+    """The table's current rev and its patches, each encoded once, by
+    audience key."""
+    messages: dict[str, bytes] = {}
+    for patch in patches:
+        message = encoder.encode(Patch(table=table.id, epoch=table.epoch, rev=table.rev, ops=patch.ops))
+        for key in patch.keys:
+            messages[key] = message
+    return table.rev, messages
+
+
+class FanOut:
+    def __init__(self, config: Config, hosts: dict[str, TableHost]) -> None:
+        self.config = config
+        self._hosts = hosts  # the hub's tables, to tell who is still subscribed
+        self._behind: set[Conn] = set()  # connections past their backlog
+        self._watchdog: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._watchdog = asyncio.create_task(self._watch_backlogs())
+
+    def stop(self) -> None:
+        if self._watchdog:
+            self._watchdog.cancel()
+
+    # -- sending --------------------------------------------------------------
+
+    def send(self, conn: Conn, message: bytes) -> None:
+        """Queue one message for one connection, without waiting on it."""
+        self._broadcast([conn], message)
+
+    def publish(self, host: TableHost, rendered: list[Rendered]) -> None:
+        """Each rev's patches to every subscriber of each audience, in rev
+        order, kept in the replay buffer for clients that resume."""
+        for rev, messages in rendered:
+            for key, message in messages.items():
+                group = host.subs.get(key)
+                if group:
+                    self._broadcast(group, message)
+            host.replay.append((rev, messages))
+        while len(host.replay) > self.config.replay_buffer:
+            host.replay.popleft()
+
+    def snapshot(self, host: TableHost, conn: Conn) -> None:
+        """The whole view of ``conn``'s audience at the current rev."""
+        table = host.table
+        view = table.watch(conn.watching)
+        message = Snapshot(table=table.id, epoch=table.epoch, rev=table.rev, state=view)
+        self.send(conn, encoder.encode(message))
+
+    def catch_up(self, host: TableHost, conn: Conn, resume: tuple[int, int] | None) -> bool:
+        """Bring a new subscriber up to date: the patches it missed from the
+        replay buffer when they are all there (True), else a snapshot."""
+        table = host.table
+        key = conn.watching.key
+        if resume is not None and resume[0] == table.epoch and resume[1] <= table.rev:
+            missed = [msgs.get(key) for rev, msgs in host.replay if rev > resume[1]]
+            first = host.replay[0][0] if host.replay else table.rev + 1
+            if resume[1] + 1 >= first and all(m is not None for m in missed):
+                for message in missed:
+                    self.send(conn, message)  # type: ignore[arg-type]
+                return True
+        self.snapshot(host, conn)
+        return False
+
+    def _broadcast(self, group: Iterable[Conn], message: bytes) -> None:
+        ready = []
+        for conn in group:
+            if conn.behind:
+                continue
+            transport = conn.ws.transport
+            if transport is not None and transport.get_write_buffer_size() > self.config.backlog_bytes:
+                # Past the backlog this client gets a snapshot when it drains
+                # (or is dropped), never a gap in its patches.
+                conn.behind = True
+                conn.behind_since = time.monotonic()
+                self._behind.add(conn)
+                continue
+            ready.append(conn.ws)
+        broadcast(ready, message, text=True)
+
+    # -- slow clients ---------------------------------------------------------
+
+    async def _watch_backlogs(self) -> None:
+        """Every half second, only the connections marked behind: one that
+        drained gets a snapshot, one stalled too long is dropped."""
+        while True:
+            await asyncio.sleep(0.5)
+            now = time.monotonic()
+            for conn in list(self._behind):
+                host = self._hosts.get(conn.table or "")
+                group = host.subs.get(conn.watching.key) if host else None
+                if host is None or not group or conn not in group or not conn.behind:
+                    self._behind.discard(conn)  # gone (or caught up) meanwhile
+                    continue
+                transport = conn.ws.transport
+                size = transport.get_write_buffer_size() if transport else 0
+                if size <= self.config.backlog_bytes // 4:
+                    conn.behind = False
+                    self._behind.discard(conn)
+                    self.snapshot(host, conn)
+                elif now - conn.behind_since > self.config.stall_seconds:
+                    log.warning("dropping_stalled", table=host.table.id, token=conn.token_id)
+                    if transport:
+                        transport.abort()

@@ -1,0 +1,192 @@
+"""The single writer: the one path by which a table changes.
+
+Every change of a table goes through :meth:`Writer.run` — a command, an
+undo, the clock's due effects, an automatic pause, and the administrative
+ones (a new epoch, a new key, a revoked token, archiving, deleting). Each
+is an :class:`Edit`, and the path takes it through the same stages in the
+same order:
+
+1. the table's lock: one writer per table, changes in order;
+2. the changes of the table document, pure (due effects first, as their own
+   change, then the edit's own), kept in memory at once so that the next
+   sees them, each rendered into its per-audience patches;
+3. durability: the log entries through the commit group, and any write
+   beyond the log; if anything fails, the table and its views go back to
+   where they were and nothing is sent;
+4. what the edit keeps in memory beside the table, the connections it ends,
+   the snapshots a new epoch needs;
+5. the sender's ack, then the patches to every audience (so a sender sees
+   its ack before the patch its command caused), then the timer re-armed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import structlog
+
+from vigil.changes import Change, LogEntry
+from vigil.net import timers
+from vigil.net.committer import Committer
+from vigil.net.config import Config
+from vigil.net.errors import Refused
+from vigil.net.fanout import FanOut, encode
+from vigil.net.host import Conn, Rendered, TableHost
+from vigil.rules.dice import DiceSource
+from vigil.rules.game import Actor, Ctx
+from vigil.rules.outcome import RuleError
+from vigil.store.base import Store
+from vigil.table import Table
+
+log = structlog.get_logger("vigil")
+
+Make = Callable[[Table, float, Ctx], Change]
+
+
+@dataclass(frozen=True)
+class Closing:
+    """Connections an edit ends once it is durable: those ``which`` picks,
+    with this WebSocket close code and reason."""
+
+    code: int
+    reason: str
+    which: Callable[[Conn], bool]
+
+
+@dataclass
+class Edit:
+    """What one request (or the clock) asks of a table, stage by stage."""
+
+    actor: Actor = field(default_factory=Actor)
+    # The change of the table document (pure; may raise RuleError).
+    make: Make | None = None
+    # Apply the effects due by now first, as a change of their own.
+    advance: bool = True
+    # Start a new epoch: the history is emptied, every client gets a snapshot.
+    new_epoch: bool = False
+    # A durable write beyond the log (run in a thread, after the log entries).
+    write: Callable[[Store], object] | None = None
+    # What to keep in memory beside the table once all of it is durable.
+    keep: Callable[[], None] | None = None
+    close: Closing | None = None
+
+
+class Writer:
+    def __init__(
+        self, config: Config, store: Store, committer: Committer, fanout: FanOut, dice: DiceSource
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.committer = committer
+        self.fanout = fanout
+        self.dice = dice
+        self.closing = False
+
+    def ctx(self, actor: Actor) -> Ctx:
+        return Ctx(dice=self.dice, actor=actor, max_effects=self.config.max_effects_per_advance)
+
+    async def run(self, host: TableHost, edit: Edit, ack: Callable[[Change], None] | None = None) -> None:
+        """Apply ``edit`` under the table's lock (see the module's stages);
+        ``ack`` gets the edit's own change once it is durable."""
+        if self.closing:
+            raise Refused("shutting_down")
+        async with host.lock:
+            await self._apply(host, edit, ack)
+
+    async def tick(self, host: TableHost) -> None:
+        """A timer fired: apply every effect due by now, with nobody asking."""
+        async with host.lock:
+            try:
+                await self._apply(host, Edit(), None)
+            except RuleError as exc:
+                # Catching up would exceed the work bound: stop the clock
+                # where it is instead of retrying forever; the GM decides.
+                log.error("advance_refused", table=host.table.id, code=exc.code)
+                await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
+
+    async def pause_without_gm(self, host: TableHost) -> None:
+        """The last GM left: pause a running clock (and remember why)."""
+
+        def paused() -> None:
+            host.auto_paused = True
+
+        with contextlib.suppress(RuleError, Refused):
+            await self.run(host, Edit(make=timers.auto_pause, keep=paused))
+
+    async def resume_with_gm(self, host: TableHost) -> None:
+        """A GM is back: run the clock that was paused for want of one."""
+        if not host.auto_paused:
+            return
+        host.auto_paused = False
+        with contextlib.suppress(RuleError, Refused):
+            await self.run(host, Edit(make=timers.auto_resume))
+
+    async def _apply(self, host: TableHost, edit: Edit, ack: Callable[[Change], None] | None) -> None:
+        """The stages of one edit; the caller holds the table's lock."""
+        if host.deleted:
+            raise Refused("unknown_table", table=host.table.id)
+        host.forget_idle(time.monotonic())
+        table = host.table
+        mark = table.mark()
+        kept: list[Change] = []
+        rendered: list[Rendered] = []
+        wall = time.time()
+        try:
+            due = table.advance(wall, self.ctx(Actor())) if edit.advance else None
+            if due is not None:
+                rendered.append(encode(table, table.commit(due)))
+                kept.append(due)
+            if edit.make is not None:
+                change = edit.make(table, wall, self.ctx(edit.actor))
+                rendered.append(encode(table, table.commit(change)))
+                kept.append(change)
+            if edit.new_epoch:
+                table.new_epoch()
+            entries = self._entries(table, kept)
+            if entries:
+                await self.committer.commit(entries)
+            if edit.write is not None:
+                await asyncio.to_thread(edit.write, self.store)
+        except BaseException:
+            table.restore(mark)
+            raise
+        if edit.keep is not None:
+            edit.keep()
+        if edit.new_epoch:
+            host.record.epoch = table.epoch
+            host.replay.clear()
+            for conn in list(host.conns()):
+                self.fanout.snapshot(host, conn)
+        if edit.close is not None:
+            for conn in list(host.conns()):
+                if edit.close.which(conn):
+                    await conn.ws.close(edit.close.code, edit.close.reason)
+        if ack is not None and edit.make is not None:
+            ack(kept[-1])
+        self._log(entries)
+        self.fanout.publish(host, rendered)
+        if entries:
+            self.committer.committed(host, len(entries))
+        if host.deleted or self.closing:
+            timers.disarm(host)
+        else:
+            timers.arm(host, self.tick)
+
+    def _entries(self, table: Table, changes: list[Change]) -> list[LogEntry]:
+        wall = time.time()
+        return [c.entry(table.id, table.epoch, wall) for c in changes]
+
+    def _log(self, entries: list[LogEntry]) -> None:
+        for entry in entries:
+            log.info(
+                "applied",
+                table=entry.table,
+                rev=entry.rev,
+                kind=entry.kind,
+                actor=entry.actor,
+                events=[e["code"] for e in entry.events],
+            )
