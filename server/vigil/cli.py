@@ -1,4 +1,4 @@
-"""The ``vigil`` command: serve, token, table, schema."""
+"""The ``vigil`` command: serve, token, table, schema, rules-doc."""
 
 from __future__ import annotations
 
@@ -52,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     schema = sub.add_parser("schema", help="write the JSON Schemas and the language catalogue")
     schema.add_argument("--out", type=Path, default=Path("schemas"))
 
+    rules_doc = sub.add_parser("rules-doc", help="write the rules reference pages (docs/rules/)")
+    rules_doc.add_argument("--out", type=Path, default=Path("docs/rules"))
+
     args = parser.parse_args(argv)
     if args.cmd == "serve":
         return _serve(args)
@@ -59,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         return _token(args)
     if args.cmd == "table":
         return asyncio.run(_table_create(args))
+    if args.cmd == "rules-doc":
+        return _rules_doc(args.out)
     return _schema(args.out)
 
 
@@ -136,6 +141,14 @@ def _capture(fn: Any) -> str:
 
 def _schema(out: Path) -> int:
     from vigil.schema_files import write_all
+
+    for path in write_all(out):
+        print(path)
+    return 0
+
+
+def _rules_doc(out: Path) -> int:
+    from vigil.rules_doc import write_all
 
     for path in write_all(out):
         print(path)

@@ -32,12 +32,13 @@ from vigil.table_commands import (
     ClockSet,
     ClockWorld,
     TableOptions,
+    TableSettings,
     Undo,
 )
 from vigil.views import GM, Audience, CharacterRender, build_view, clock_view, renders, same_or
 
 UNDO_DEPTH = 20
-DEFAULT_SETTINGS: dict[str, Any] = {"pause_without_gm": True}
+DEFAULT_SETTINGS: dict[str, Any] = msgspec.structs.asdict(TableSettings())
 _CLOCK_PATH = "/state/clock"
 
 

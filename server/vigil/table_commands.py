@@ -50,8 +50,23 @@ class CharacterMeta(Command, kw_only=True, tag="character.meta"):
     token_id: ForeignId | None = None
 
 
+class TableSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The table's own options, the same for every game (the game's rule
+    options are its ``options_type``); ``table.options`` sets both. Each
+    field's description is what ``docs/rules/README.md`` and the command
+    catalogue show."""
+
+    pause_without_gm: Annotated[
+        bool,
+        msgspec.Meta(
+            description="A running clock pauses while no GM is connected, so nobody dies between sessions."
+        ),
+    ] = True
+
+
 class TableOptions(Command, kw_only=True, tag="table.options"):
-    """Set some of the game's table options (validated by its options type)."""
+    """Set some of the game's table options (validated by its options type)
+    and of the table's own settings."""
 
     options: dict[str, Any]
 

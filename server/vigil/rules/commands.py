@@ -16,6 +16,16 @@ CharId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-
 FieldPath = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 ManualFaces = Annotated[list[Annotated[int, msgspec.Meta(ge=1, le=20)]], msgspec.Meta(max_length=64)]
 ManualLots = Annotated[list[Annotated[int, msgspec.Meta(ge=0, le=15)]], msgspec.Meta(max_length=16)]
+ManualDice = Annotated[
+    bool,
+    msgspec.Meta(
+        description=(
+            "The GM, and only the GM, may submit the faces rolled at the table (and, in Pain & "
+            "Mettle, the Cast Lots drawn) instead of the server rolling."
+        )
+    ),
+]
+"""The table option every game has: its type and words are defined once here."""
 
 
 class Command(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type"):
@@ -44,9 +54,10 @@ class RemoveCharacter(Command, kw_only=True, tag="character.remove"):
 
 
 class Correct(Command, kw_only=True, tag="correct"):
-    """Set one field to a valid value (README "Corrections"). ``char`` None
-    means a table-level field (for example DRYH's coins). ``field`` is a dotted
-    path; list items are named by index (``injuries.0.penalty``)."""
+    """Set one field to a valid value (the common rule "Corrections and
+    revive"). ``char`` None means a table-level field (for example DRYH's
+    coins). ``field`` is a dotted path; list items are named by index
+    (``injuries.0.penalty``)."""
 
     char: CharId | None = None
     field: FieldPath

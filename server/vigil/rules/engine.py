@@ -157,8 +157,9 @@ def _require(t: Any, char: str) -> None:
 
 
 def _correct(system: System, t: Any, char: str | None, path: str, value: Any, now: float) -> Event:
-    """A correction may also take a character out of a final state (README
-    "Corrections"); the event records who did it, for the audit trail."""
+    """A correction may also take a character out of a final state
+    ("Corrections and revive" in :data:`vigil.rules.reference.COMMON`); the
+    event records who did it, for the audit trail."""
     if char is not None:
         _require(t, char)
     _set_path(system, t, char, path, value)

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.rules.clock import GameClock
-from vigil.rules.commands import CharId
+from vigil.rules.commands import CharId, ManualDice
 
 MAX_COUNTER = 1_000_000
 """Harm keeps adding past the thresholds; this cap only keeps the numbers
@@ -32,13 +32,29 @@ Resistance = Literal["roll", "flat"]
 
 
 class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Table options. ``resistance`` (HUR-12): roll 2d6 + constitution, or
-    subtract constitution flat. ``wake_hour`` (HUR-09): None means the GM
-    calls "morning"; an hour makes every living character wake at that hour."""
+    """Table options, each with its default and its description (what
+    ``docs/rules/hursagmu.md`` and the command catalogue show); the rules
+    that read them are HUR-12 and HUR-09 in :mod:`vigil.rules.hursagmu.rule_book`."""
 
-    resistance: Resistance = "roll"
-    wake_hour: Annotated[int, msgspec.Meta(ge=0, le=23)] | None = None
-    manual_dice: bool = False
+    resistance: Annotated[
+        Resistance,
+        msgspec.Meta(
+            description=(
+                "How damage against constitution is resisted: roll 2d6 + constitution against the "
+                "damage, or subtract constitution from it flat, with no dice."
+            )
+        ),
+    ] = "roll"
+    wake_hour: Annotated[
+        Annotated[int, msgspec.Meta(ge=0, le=23)] | None,
+        msgspec.Meta(
+            description=(
+                "The hour of each day at which every living character wakes and makes its daily "
+                "recovery; when unset, the GM calls the morning."
+            )
+        ),
+    ] = None
+    manual_dice: ManualDice = False
 
 
 class RestTerms(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -99,8 +115,8 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
     def level(self, trait: str) -> int:
         """A trait the rules need (constitution, willpower, athlete…) that is
-        not on the sheet counts as 0 (**Decision**): a timed effect such as a
-        poison dose cannot be refused for a missing number."""
+        not on the sheet counts as 0 (a Decision of "Traits the rules look up"
+        in :mod:`.rule_book`)."""
         return self.traits.get(trait, 0)
 
 

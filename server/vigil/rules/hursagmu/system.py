@@ -30,8 +30,10 @@ from vigil.rules.hursagmu.commands import (
 from vigil.rules.hursagmu.conditions import conditions, final_status, is_unconscious, sync
 from vigil.rules.hursagmu.penalties import SENSE_PENALTY, condition_penalty
 from vigil.rules.hursagmu.recovery import day_of
+from vigil.rules.hursagmu.rule_book import RULE_BOOK
 from vigil.rules.hursagmu.state import Character, HursagmuTable, Options
 from vigil.rules.outcome import Event, RuleError
+from vigil.rules.reference import RuleBook
 from vigil.rules.system import Countdown, Ctx, Due, Summary
 
 
@@ -41,6 +43,7 @@ class HursagmuSystem:
     character_type: type[Any] = Character
     options_type: type[Any] = Options
     commands: tuple[type[Command], ...] = COMMANDS
+    rule_book: RuleBook = RULE_BOOK
 
     def new_table(self, options: Mapping[str, Any]) -> HursagmuTable:
         try:

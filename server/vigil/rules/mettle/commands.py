@@ -2,7 +2,8 @@
 
 An input that the rule text leaves to a person's judgement (a TN, whether a
 move was strenuous, the Cast Lot the table cast) is an explicit field; the
-engine never guesses it (rules README). Commands that may cast a lot inherit
+engine never guesses it ("Judgement calls are inputs" in
+:data:`vigil.rules.reference.COMMON`). Commands that may cast a lot inherit
 ``Rolls`` so that a GM with ``manual_dice`` can submit drawn lots by index.
 """
 

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.rules.clock import GameClock
-from vigil.rules.commands import CharId
+from vigil.rules.commands import CharId, ManualDice
 
 Lot = Literal["crit", "plain", "fail"]
 Status = Literal["active", "unconscious", "dying", "departed"]
@@ -80,26 +80,37 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 class LotWeights(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Relative weights of the three lots when the server draws them (MET-02)."""
 
-    crit: Weight = 1
-    plain: Weight = 10
-    fail: Weight = 1
+    crit: Annotated[Weight, msgspec.Meta(description="How often a drawn lot is a crit.")] = 1
+    plain: Annotated[Weight, msgspec.Meta(description="How often a drawn lot is plain.")] = 10
+    fail: Annotated[Weight, msgspec.Meta(description="How often a drawn lot is a fail.")] = 1
 
 
 class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Table options.
+    """Table options, each with its default and its description (what
+    ``docs/rules/mettle.md`` and the command catalogue show); the rules that
+    read them are MET-02 and MET-11 in :mod:`vigil.rules.mettle.rule_book`.
+    With ``manual_dice`` the GM gives drawn lots by index (0 crit, 1 plain,
+    2 fail) in a command's ``lots``."""
 
-    ``lot_weights`` (default None, MET-02): the server draws the Cast Lot of a
-    check whose command gives none; None means such a check is plain.
-    ``manual_dice`` (default False): the GM may submit drawn lots by index
-    (0 crit, 1 plain, 2 fail) in a command's ``lots``.
-    ``stabilize_tn`` (default None, MET-11): the TN of a stabilize attempt
-    that does not give one (a player's attempt as the helper); None means
-    every attempt needs the GM's TN.
-    """
-
-    lot_weights: LotWeights | None = None
-    manual_dice: bool = False
-    stabilize_tn: Level | None = None
+    lot_weights: Annotated[
+        LotWeights | None,
+        msgspec.Meta(
+            description=(
+                "The server draws the Cast Lot of a check whose command gives none, with these "
+                "weights; when unset, such a check is plain."
+            )
+        ),
+    ] = None
+    manual_dice: ManualDice = False
+    stabilize_tn: Annotated[
+        Level | None,
+        msgspec.Meta(
+            description=(
+                "The target number of a stabilize attempt that gives none, such as a player's attempt "
+                "as the helper; when unset, every attempt needs the GM's target number."
+            )
+        ),
+    ] = None
 
 
 class MettleTable(msgspec.Struct, kw_only=True):
