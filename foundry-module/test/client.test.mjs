@@ -56,6 +56,51 @@ async function until(cond, ms = 10_000, what = "condition") {
   }
 }
 
+/** A WebSocket the test drives: it opens at once and closes when told to. */
+class ScriptedSocket {
+  static last = null;
+  constructor(url) {
+    this.url = url;
+    this.readyState = 0;
+    ScriptedSocket.last = this;
+  }
+  open() { this.readyState = 1; this.onopen?.(); }
+  send() {}
+  close() { this.readyState = 3; }
+  closedByServer(code, reason) { this.readyState = 3; this.onclose?.({ code, reason }); }
+}
+
+/** The statuses a client goes through when the server closes with `code`, and its refusal. */
+function closedWith(code, reason) {
+  const c = new VigilClient({ url: "ws://vigil.invalid/ws", token: "t", WebSocketImpl: ScriptedSocket });
+  const statuses = [];
+  let refusal = null;
+  c.addEventListener("status", (e) => statuses.push(e.detail.status));
+  c.addEventListener("refused", (e) => { refusal = e.detail; });
+  c.connect();
+  ScriptedSocket.last.open();
+  ScriptedSocket.last.closedByServer(code, reason);
+  c.close();
+  return { statuses, refusal };
+}
+
+test("token expired (4002) and table archived (4005) are final: no reconnect", () => {
+  for (const [code, name] of [[4002, "token_expired"], [4005, "table_archived"]]) {
+    const { statuses, refusal } = closedWith(code, "bye");
+    assert.ok(statuses.includes("refused") && !statuses.includes("reconnecting"), `${code}: ${statuses}`);
+    assert.equal(refusal.code, name);
+    assert.equal(refusal.message, "bye");
+  }
+});
+
+test("a full table (1013) or a server restart (1001) is not final: the client reconnects", () => {
+  for (const code of [1013, 1001]) {
+    const { statuses, refusal } = closedWith(code, "");
+    assert.ok(statuses.includes("reconnecting") && !statuses.includes("refused"), `${code}: ${statuses}`);
+    assert.equal(refusal, null);
+  }
+});
+
 test("connect: welcome then a snapshot of the demo table", { skip }, async () => {
   const c = client(server.gmToken);
   const statuses = [];

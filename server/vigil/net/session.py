@@ -21,6 +21,7 @@ from websockets.exceptions import ConnectionClosed
 
 from vigil import auth, permissions
 from vigil.anchor import Anchor
+from vigil.close_codes import CloseCode
 from vigil.net.hub import Conn, Hub, Refused, TableHost
 from vigil.protocol import (
     PROTOCOL_VERSION,
@@ -76,7 +77,7 @@ async def handle(hub: Hub, ws: ServerConnection) -> None:
             # A token's life ends its connections too, not only new hellos.
             delay = max(0.0, conn.expires - time.time())
             expiry = asyncio.get_running_loop().call_later(
-                delay, lambda: asyncio.ensure_future(ws.close(4002, "token expired"))
+                delay, lambda: asyncio.ensure_future(ws.close(CloseCode.TOKEN_EXPIRED, "token expired"))
             )
         async for frame in ws:
             if not _take_token(hub, conn):
@@ -113,7 +114,7 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
     try:
         frame = await asyncio.wait_for(conn.ws.recv(), hub.config.hello_timeout)
     except (TimeoutError, ConnectionClosed):
-        await conn.ws.close(4000, "hello expected")
+        await conn.ws.close(CloseCode.HELLO_EXPECTED, "hello expected")
         return False
     try:
         msg = client_decoder.decode(frame)
@@ -174,14 +175,16 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
     try:
         hub.subscribe(host, conn, resume)
     except Refused as exc:
-        await _refuse_hello(hub, conn, exc.code, exc.params, close=1013)
+        await _refuse_hello(hub, conn, exc.code, exc.params, close=CloseCode.TRY_AGAIN_LATER)
         return False
     structlog.contextvars.bind_contextvars(table=conn.table, token=conn.token_id)
     log.info("connected", role=conn.role)
     return True
 
 
-async def _refuse_hello(hub: Hub, conn: Conn, code: str, params: dict[str, Any], close: int = 4001) -> None:
+async def _refuse_hello(
+    hub: Hub, conn: Conn, code: str, params: dict[str, Any], close: CloseCode = CloseCode.REFUSED
+) -> None:
     await _answer(conn, hub.error(code, params, None))
     await conn.ws.close(close, code)
 
@@ -265,7 +268,7 @@ async def _command(hub: Hub, conn: Conn, msg: Cmd) -> bytes:
             async with host.lock:
                 await asyncio.to_thread(hub.store.delete, host.record.id)
                 for other in list(host.conns()):
-                    await other.ws.close(4004, "table deleted")
+                    await other.ws.close(CloseCode.TABLE_DELETED, "table deleted")
                 if host.timer:
                     host.timer.cancel()
                 hub.hosts.pop(host.record.id, None)
@@ -318,7 +321,7 @@ async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd) -> byt
             host.tokens[body.token_id].revoked = True
             for other in list(host.conns()):
                 if other.token_id == body.token_id:
-                    await other.ws.close(4003, "token revoked")
+                    await other.ws.close(CloseCode.TOKEN_REVOKED, "token revoked")
         case KeyRotate():
             host.record.key = auth.new_key()
             await asyncio.to_thread(hub.store.set_key, host.record.id, host.record.key)
@@ -328,7 +331,7 @@ async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd) -> byt
             token, record = hub.mint(host, "gm", [], "gm", None)
             for other in list(host.conns()):
                 if other is not conn:
-                    await other.ws.close(4003, "key rotated")
+                    await other.ws.close(CloseCode.TOKEN_REVOKED, "key rotated")
             result = {"token": token, "token_id": record.token_id}
         case TableArchive():
             await asyncio.to_thread(hub.store.set_archived, host.record.id, body.archived)
@@ -336,7 +339,7 @@ async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd) -> byt
             if body.archived:  # an archived table is the GM's alone
                 for other in list(host.conns()):
                     if other.role != "gm":
-                        await other.ws.close(4005, "table archived")
+                        await other.ws.close(CloseCode.TABLE_ARCHIVED, "table archived")
         case TableExport():
             result = await _export(hub, host)
         case HistoryReset():

@@ -172,7 +172,9 @@ def _correct(system: System, t: Any, char: str | None, path: str, value: Any, no
     )
 
 
-_PROTECTED_TABLE_FIELDS = frozenset({"clock", "characters", "options"})
+PROTECTED_TABLE_FIELDS = frozenset({"clock", "characters", "options"})
+"""Table-level fields a correction may not set: the clock moves by clock
+commands, characters by theirs, options by ``table.options``."""
 
 
 def _set_path(system: System, t: Any, char: str | None, path: str, value: Any) -> None:
@@ -180,7 +182,7 @@ def _set_path(system: System, t: Any, char: str | None, path: str, value: Any) -
     msgspec, so that a correction can only ever produce a valid value."""
     parts = path.split(".")
     if char is None:
-        if parts[0] in _PROTECTED_TABLE_FIELDS or parts[0] not in t.__struct_fields__:
+        if parts[0] in PROTECTED_TABLE_FIELDS or parts[0] not in t.__struct_fields__:
             raise RuleError("bad_field", field=path)
         target: Any = t
         target_type: type[Any] = system.table_type

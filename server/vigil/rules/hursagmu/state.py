@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.rules.clock import GameClock
-from vigil.rules.commands import CharId, ManualDice
+from vigil.rules.commands import CharId, Ident, ManualDice
 
 MAX_COUNTER = 1_000_000
 """Harm keeps adding past the thresholds; this cap only keeps the numbers
@@ -22,13 +22,19 @@ MAX_DOSES = 1000
 """DESIGN "Limits": 1,000 poison doses (HUR-13)."""
 
 Counter = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNTER)]
-TraitName = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$")]
+# A trait's name, the key of a sheet's traits; the ``ref`` marker lets the
+# command catalogue offer a character's existing traits.
+TraitName = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$", extra={"ref": "trait"})
+]
 TraitLevel = Annotated[int, msgspec.Meta(ge=-20, le=100)]
 Name = Annotated[str, msgspec.Meta(max_length=64)]
 Difficulty = Annotated[int, msgspec.Meta(ge=0, le=50)]
 Day = Annotated[int, msgspec.Meta(ge=0)]
 PoisonKind = Literal["poison", "drug"]
 Resistance = Literal["roll", "flat"]
+PoisonId = Annotated[Ident, msgspec.Meta(extra={"ref": "poison"})]
+"""The key of one poison on a sheet (not a character's id)."""
 
 
 class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -104,7 +110,7 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     shocks: Counter = 0
     blind: bool = False
     deaf: bool = False
-    poisons: Annotated[dict[CharId, Poison], msgspec.Meta(max_length=1000)] = {}
+    poisons: Annotated[dict[PoisonId, Poison], msgspec.Meta(max_length=1000)] = {}
     poison_seq: Annotated[int, msgspec.Meta(ge=0)] = 0
     rest: RestTerms = msgspec.field(default_factory=RestTerms)
     recovered_day: Day | None = None

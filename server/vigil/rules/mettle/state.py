@@ -25,6 +25,11 @@ LOTS: tuple[Lot, ...] = ("crit", "plain", "fail")
 
 Name = Annotated[str, msgspec.Meta(max_length=64)]
 Key = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+# Ids of things on a sheet; the ``ref`` marker lets the command catalogue
+# offer a character's existing ones (its injuries, kits, disciplines).
+InjuryId = Annotated[Key, msgspec.Meta(extra={"ref": "injury"})]
+KitName = Annotated[Key, msgspec.Meta(extra={"ref": "kit"})]
+DisciplineName = Annotated[Key, msgspec.Meta(extra={"ref": "discipline"})]
 Time = Annotated[float, msgspec.Meta(ge=0)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Mettle = Annotated[int, msgspec.Meta(ge=1, le=1000)]
@@ -37,7 +42,7 @@ class Injury(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """One injury, tracked on its own because each heals in parallel at a
     Respite and esoteric means remove a whole injury by its id (MET-16)."""
 
-    id: Key
+    id: InjuryId
     label: Name = ""
     penalty: Penalty
 
@@ -72,8 +77,8 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     resting: bool = False
     rest_since: Time | None = None
     rest_hours: Count = 0
-    kits: Annotated[dict[Key, Count], msgspec.Meta(max_length=64)] = {}
-    disciplines: Annotated[dict[Key, Level], msgspec.Meta(max_length=64)] = {}
+    kits: Annotated[dict[KitName, Count], msgspec.Meta(max_length=64)] = {}
+    disciplines: Annotated[dict[DisciplineName, Level], msgspec.Meta(max_length=64)] = {}
     busy_until: Time | None = None
 
 
