@@ -168,6 +168,7 @@ def _game(name: str, system: System, commands: dict[str, Json]) -> Json:
         "sheet": sheet,
         "correctable": correctable,
         "refs": _refs(sheet, name),
+        "pending_choices": {kind: list(moves) for kind, moves in system.pending_choices.items()},
         "commands": [
             *(tag for tag, c in commands.items() if c["game"] == name),
             *(tag for tag, c in commands.items() if c["game"] is None and c["scope"] != "operator"),

@@ -5086,6 +5086,18 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "pending_choices": {
+        "discipline": [
+          "uncheck_fight",
+          "uncheck_flight",
+          "exhaustion_down",
+          "nothing"
+        ],
+        "madness": [
+          "check_fight",
+          "check_flight"
+        ]
+      },
       "refs": {},
       "sheet": [
         {
@@ -5837,6 +5849,7 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "pending_choices": {},
       "refs": {
         "poison": {
           "path": "poisons"
@@ -6680,6 +6693,7 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "pending_choices": {},
       "refs": {
         "discipline": {
           "path": "disciplines"

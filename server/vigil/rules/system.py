@@ -81,6 +81,10 @@ class System(Protocol):
     commands: tuple[type[Command], ...]
     rule_book: RuleBook
     """Every rule of the game with what the engine does for it (docs/rules/)."""
+    pending_choices: Mapping[str, tuple[str, ...]]
+    """The choices a resolved roll may leave pending, by kind, with the moves
+    each kind allows (DRYH-14/16/20); empty in games without them. Clients
+    read them from the catalogue instead of copying them."""
 
     def new_table(self, options: Mapping[str, Any]) -> Any:
         """A fresh table with validated options (defaults for the rest)."""

@@ -226,8 +226,8 @@ def close_if_done(t: DryhTable, char: str, r: Roll) -> list[Event]:
     return [Event(code="roll_closed", at=t.clock.now, char=char, rule="DRYH-05")]
 
 
-DISCIPLINE_CHOICES = {"uncheck_fight", "uncheck_flight", "exhaustion_down", "nothing"}
-MADNESS_CHOICES = {"check_fight", "check_flight"}
+DISCIPLINE_CHOICES = frozenset(c.PENDING_CHOICES["discipline"])
+MADNESS_CHOICES = frozenset(c.PENDING_CHOICES["madness"])
 
 
 def choose(t: DryhTable, cmd: c.Choose) -> list[Event]:

@@ -29,6 +29,7 @@ class DryhSystem:
     options_type: type[Any] = Options
     commands: tuple[type[Command], ...] = c.COMMANDS
     rule_book: RuleBook = RULE_BOOK
+    pending_choices: Mapping[str, tuple[str, ...]] = c.PENDING_CHOICES
 
     def new_table(self, options: Mapping[str, Any]) -> DryhTable:
         try:

@@ -44,6 +44,7 @@ class HursagmuSystem:
     options_type: type[Any] = Options
     commands: tuple[type[Command], ...] = COMMANDS
     rule_book: RuleBook = RULE_BOOK
+    pending_choices: Mapping[str, tuple[str, ...]] = {}
 
     def new_table(self, options: Mapping[str, Any]) -> HursagmuTable:
         try:

@@ -32,6 +32,7 @@ class MettleSystem:
     options_type: type[Any] = Options
     commands: tuple[type[Command], ...] = c.COMMANDS
     rule_book: RuleBook = RULE_BOOK
+    pending_choices: Mapping[str, tuple[str, ...]] = {}
 
     def new_table(self, options: Mapping[str, Any]) -> MettleTable:
         try:
