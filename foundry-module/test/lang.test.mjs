@@ -5,6 +5,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { BADGES, GAMES, POOLS, badgeKey, badgeShortKey, counterKey, counterShortKey, countdownKey, poolKey, poolShortKey } from "../scripts/core/display.js";
 import { CODES_PATH, LANG_PATH, codeEntries, synced } from "../tools/sync-lang.mjs";
+import { CATALOGUE } from "../scripts/core/catalogue.js";
 
 const codes = JSON.parse(readFileSync(CODES_PATH, "utf8"));
 const lang = JSON.parse(readFileSync(LANG_PATH, "utf8"));
@@ -25,7 +26,8 @@ test("every VIGIL.* key the module's code uses literally exists in en.json", () 
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (p.endsWith(".js")) files.push(p);
+      // The generated catalogue names key prefixes too (choice_labels); its keys are checked below.
+      else if (p.endsWith(".js") && !p.endsWith("/core/catalogue.js")) files.push(p);
     }
   };
   walk(new URL("../scripts", import.meta.url).pathname);
@@ -35,6 +37,33 @@ test("every VIGIL.* key the module's code uses literally exists in en.json", () 
   }
   assert.ok(used.size > 10);
   assert.deepEqual([...used].filter((k) => !(k in lang)), []);
+});
+
+/** Every lang key the command catalogue names: labels, helps, and each choice's "<choice_labels>.<value>". */
+function catalogueKeys(catalogue) {
+  const keys = new Set();
+  const field = (f) => {
+    keys.add(f.label);
+    if (f.type === "enum") for (const v of f.choices) keys.add(`${f.choice_labels}.${v}`);
+    for (const sub of [...(f.fields ?? []), f.items, f.keys, f.values]) if (sub) field(sub);
+  };
+  for (const c of Object.values(catalogue.commands)) {
+    keys.add(c.label);
+    keys.add(c.help);
+    c.fields.forEach(field);
+  }
+  for (const g of Object.values(catalogue.games)) {
+    keys.add(g.label);
+    [...g.options, ...g.sheet, ...g.correctable.map((c) => c.field)].forEach(field);
+  }
+  for (const c of Object.values(catalogue.close_codes)) keys.add(c.label);
+  return keys;
+}
+
+test("every key the command catalogue names exists in en.json", () => {
+  const keys = catalogueKeys(CATALOGUE);
+  assert.ok(keys.size > 300);
+  assert.deepEqual([...keys].filter((k) => typeof lang[k] !== "string"), []);
 });
 
 test("keys built at run time exist too: statuses, badges, pools, counters, countdowns", () => {

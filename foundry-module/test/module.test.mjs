@@ -23,6 +23,15 @@ const lang = JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url)
 const module = JSON.parse(readFileSync(new URL("../module.json", import.meta.url)));
 afterEach(() => uninstall());
 
+/** Poll until `cond()` holds, up to a generous bound (a busy machine is slow, not wrong). */
+async function until(cond, what, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 const gm = new FakeUser({ id: "gm1", name: "Gamemaster", isGM: true });
 const gm2 = new FakeUser({ id: "gm2", name: "Assistant", isGM: true });
 const alice = new FakeUser({ id: "u-alice", name: "Alice" });
@@ -318,7 +327,7 @@ test("v12: the token travels sealed to the player's key; other players cannot re
   await aliceDel.start();
   aliceDel.stop();
   // Let the async socket handlers run.
-  for (let i = 0; i < 50 && aliceEnv.game.settings.values.get("vigil.accessToken") === ""; i++) await new Promise((r) => setTimeout(r, 10));
+  await until(() => aliceEnv.game.settings.values.get("vigil.accessToken") !== "", "Alice's token");
   assert.equal(aliceEnv.game.settings.values.get("vigil.accessToken"), "tok-for-brannoc");
   assert.ok(alice.getFlag("vigil", "pubkey").x, "public key published in her own user flags");
   const deliveries = hub.log.filter((m) => m.event === SOCKET && m.data.kind === "token-delivery");
@@ -328,7 +337,7 @@ test("v12: the token travels sealed to the player's key; other players cannot re
   // Bob saw the box (the v12 socket reaches everyone) but cannot open it.
   await assert.rejects(open(bobDel.keys.privateKey, toAlice.data.box, `vigil-token-v1|test-world|u-alice`));
   // Bob got his own character's token, sealed to his own key.
-  for (let i = 0; i < 50 && bobEnv.game.settings.values.get("vigil.accessToken") === ""; i++) await new Promise((r) => setTimeout(r, 10));
+  await until(() => bobEnv.game.settings.values.get("vigil.accessToken") !== "", "Bob's token");
   assert.equal(bobEnv.game.settings.values.get("vigil.accessToken"), "tok-for-ysolde");
 });
 

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import Literal
+from typing import Literal, get_args
 
 import itsdangerous
 import msgspec
 
-Role = Literal["operator", "gm", "player", "spectator"]
+TableRole = Literal["gm", "player", "spectator"]
+"""The roles a table's tokens carry."""
+Role = Literal["operator", TableRole]
+ROLES: tuple[Role, ...] = get_args(Role)
+TABLE_ROLES: tuple[TableRole, ...] = get_args(TableRole)
 OPERATOR_SCOPE = "~operator"
 _PREFIX = "v1"
 

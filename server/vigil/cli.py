@@ -1,4 +1,4 @@
-"""The ``vigil`` command: serve, token, table, schema."""
+"""The ``vigil`` command: serve, token, table, schema, rules-doc."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from vigil.auth import TABLE_ROLES
 from vigil.net.config import Config
+from vigil.rules.games import GAMES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     token.add_argument("--data-dir", type=Path)
     token.add_argument("--operator", action="store_true")
     token.add_argument("--table")
-    token.add_argument("--role", choices=["gm", "player", "spectator"], default="gm")
+    token.add_argument("--role", choices=TABLE_ROLES, default="gm")
     token.add_argument("--chars", default="")
     token.add_argument("--label", default="")
     token.add_argument("--days", type=float)
@@ -43,14 +45,23 @@ def main(argv: list[str] | None = None) -> int:
     table = sub.add_parser("table", help="manage tables on a running server")
     table_sub = table.add_subparsers(dest="action", required=True)
     create = table_sub.add_parser("create")
-    create.add_argument("--system", required=True, choices=["dryh", "mettle", "hursagmu"])
+    create.add_argument("--system", required=True, choices=list(GAMES))
     create.add_argument("--name", required=True)
     create.add_argument("--id")
     create.add_argument("--url", default="ws://127.0.0.1:8765/ws")
     create.add_argument("--data-dir", type=Path)
 
-    schema = sub.add_parser("schema", help="write the JSON Schemas and the language catalogue")
+    schema = sub.add_parser("schema", help="write the JSON Schemas, the code and command catalogues")
     schema.add_argument("--out", type=Path, default=Path("schemas"))
+    schema.add_argument(
+        "--module",
+        type=Path,
+        help="where to write the command catalogue's ES module "
+        "(default: foundry-module/scripts/core/catalogue.js when that folder exists)",
+    )
+
+    rules_doc = sub.add_parser("rules-doc", help="write the rules reference pages (docs/rules/)")
+    rules_doc.add_argument("--out", type=Path, default=Path("docs/rules"))
 
     args = parser.parse_args(argv)
     if args.cmd == "serve":
@@ -59,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
         return _token(args)
     if args.cmd == "table":
         return asyncio.run(_table_create(args))
-    return _schema(args.out)
+    if args.cmd == "rules-doc":
+        return _rules_doc(args.out)
+    return _schema(args.out, args.module)
 
 
 def _config(args: argparse.Namespace, names: list[str]) -> Config:
@@ -130,8 +143,18 @@ def _capture(fn: Any) -> str:
     return out.getvalue().strip()
 
 
-def _schema(out: Path) -> int:
-    from vigil.schema_files import write_all
+def _schema(out: Path, module: Path | None) -> int:
+    from vigil.schema_files import CATALOGUE_MODULE, write_all
+
+    if module is None and CATALOGUE_MODULE.parent.is_dir():
+        module = CATALOGUE_MODULE
+    for path in write_all(out, module):
+        print(path)
+    return 0
+
+
+def _rules_doc(out: Path) -> int:
+    from vigil.rules_doc import write_all
 
     for path in write_all(out):
         print(path)

@@ -9,10 +9,11 @@ on any difference.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Union
 
 import msgspec
 
+from vigil.auth import Role
 from vigil.rules.commands import COMMON_COMMANDS, AddCharacter, Command
 from vigil.rules.games import GAMES
 from vigil.table_commands import OPERATOR_COMMANDS, TABLE_COMMANDS
@@ -91,7 +92,7 @@ ClientMessage = Hello | Cmd | HistoryQuery | Ping
 class Welcome(Message, kw_only=True, tag="welcome"):
     protocol: int
     server: str
-    role: Literal["operator", "gm", "player", "spectator"]
+    role: Role
     table: str | None = None
     characters: list[str] = []
     token_id: str | None = None

@@ -13,7 +13,7 @@ applied: :meth:`Table.restore` takes the table (and its views) back to a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,10 +35,11 @@ from vigil.table_commands import (
     ClockSet,
     ClockWorld,
     TableOptions,
+    TableSettings,
 )
 from vigil.views import Audience, AudiencePatch, Views
 
-DEFAULT_SETTINGS: dict[str, Any] = {"pause_without_gm": True}
+DEFAULT_SETTINGS: dict[str, Any] = msgspec.structs.asdict(TableSettings())
 _CLOCK_PATH = "/state/clock"
 
 
@@ -81,14 +82,15 @@ class Table:
         *,
         undo_depth: int,
     ) -> Table:
-        state = system.new_table(options)
+        settings = dict(DEFAULT_SETTINGS)
+        state = system.new_table(_take_settings(settings, options))
         doc = {
             "name": name,
             "system": system.name,
             "state": msgspec.to_builtins(state),
             "meta": {},
             "clock": msgspec.to_builtins(Anchor(wall=wall)),
-            "settings": dict(DEFAULT_SETTINGS),
+            "settings": settings,
             "undo": [],
         }
         return cls(id=table_id, system=system, epoch=1, rev=0, doc=doc, undo_depth=undo_depth)
@@ -395,20 +397,31 @@ def _character_meta(
     return change
 
 
+def _take_settings(settings: dict[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    """Set in ``settings`` the server's own options (``DEFAULT_SETTINGS``),
+    which ``table.create`` and ``table.options`` take beside the game's, so
+    that a table's options are one set (the command catalogue lists them
+    so); return the rest, the game's options."""
+    rest: dict[str, Any] = {}
+    for key, value in options.items():
+        if key in settings:
+            if type(value) is not type(settings[key]):
+                raise RuleError("bad_options", reason=f"{key} has the wrong type")
+            settings[key] = value
+        else:
+            rest[key] = value
+    return rest
+
+
 def _table_options(
     t: Table, body: TableOptions, wall: float, ctx: Ctx, state: Any, command: dict[str, Any]
 ) -> Change:
     settings = t.settings
     rules_options = msgspec.to_builtins(state.options)
-    for key, value in body.options.items():
-        if key in settings:
-            if type(value) is not type(settings[key]):
-                raise RuleError("bad_options", reason=f"{key} has the wrong type")
-            settings[key] = value
-        elif key in rules_options:
-            rules_options[key] = value
-        else:
+    for key, value in _take_settings(settings, body.options).items():
+        if key not in rules_options:
             raise RuleError("bad_field", field=key)
+        rules_options[key] = value
     try:
         new_options = msgspec.convert(rules_options, t.system.options_type)
     except msgspec.ValidationError as exc:

@@ -10,7 +10,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from vigil.rules.commands import CharId, Command
+from vigil.auth import TableRole
+from vigil.rules.commands import CharId, Command, Ident, Sheet
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 Notes = Annotated[str, msgspec.Meta(max_length=2000)]
@@ -28,11 +29,11 @@ class CharacterCreate(Command, kw_only=True, tag="character.create"):
     Visibility defaults by kind (DESIGN "Visibility": full for player
     characters, status for NPCs)."""
 
-    id: CharId
+    id: Ident
     name: Name
     kind: Kind = "pc"
     visibility: Visibility | None = None
-    sheet: dict[str, Any] = {}
+    sheet: Sheet = {}
     actor_id: ForeignId | None = None
     token_id: ForeignId | None = None
 
@@ -50,10 +51,25 @@ class CharacterMeta(Command, kw_only=True, tag="character.meta"):
     token_id: ForeignId | None = None
 
 
-class TableOptions(Command, kw_only=True, tag="table.options"):
-    """Set some of the game's table options (validated by its options type)."""
+class TableSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The table's own options, the same for every game (the game's rule
+    options are its ``options_type``); ``table.options`` sets both. Each
+    field's description is what ``docs/rules/README.md`` and the command
+    catalogue show."""
 
-    options: dict[str, Any]
+    pause_without_gm: Annotated[
+        bool,
+        msgspec.Meta(
+            description="A running clock pauses while no GM is connected, so nobody dies between sessions."
+        ),
+    ] = True
+
+
+class TableOptions(Command, kw_only=True, tag="table.options"):
+    """Set some of the game's table options (validated by its options type)
+    and of the table's own settings."""
+
+    options: Annotated[dict[str, Any], msgspec.Meta(extra={"shape": "options"})]
 
 
 class ClockPause(Command, kw_only=True, tag="clock.pause"):
@@ -88,7 +104,7 @@ class Undo(Command, kw_only=True, tag="undo"):
 
 
 class TokenMint(Command, kw_only=True, tag="token.mint"):
-    role: Literal["gm", "player", "spectator"]
+    role: TableRole
     chars: Annotated[list[CharId], msgspec.Meta(max_length=32)] = []
     label: Annotated[str, msgspec.Meta(max_length=64)] = ""
     ttl_days: Annotated[float, msgspec.Meta(gt=0, le=3650)] | None = None
@@ -122,7 +138,8 @@ class TableCreate(Command, kw_only=True, tag="table.create"):
     system: SystemName
     name: Name
     id: TableId | None = None
-    options: dict[str, Any] = {}
+    # The options of the game chosen in ``system`` (the catalogue says so).
+    options: Annotated[dict[str, Any], msgspec.Meta(extra={"shape": "options", "game_from": "system"})] = {}
 
 
 class TableList(Command, kw_only=True, tag="table.list"):
@@ -130,7 +147,8 @@ class TableList(Command, kw_only=True, tag="table.list"):
 
 
 class TableImport(Command, kw_only=True, tag="table.import"):
-    document: dict[str, Any]
+    # A whole ``table.export`` result: checked by the import, not by a form.
+    document: Annotated[dict[str, Any], msgspec.Meta(extra={"shape": "export"})]
     id: TableId | None = None
 
 

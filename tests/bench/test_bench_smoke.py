@@ -1,12 +1,15 @@
 """The benchmark, once, at a tiny size: the one command runs end to end
 against both servers and prints every figure (values sane, not the
-targets: those are for the default run on a quiet machine)."""
+targets: those are for the default run on a quiet machine). No figure is
+held to a speed here; a duration is only checked to fit inside the run
+that measured it, which holds on a machine however busy."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,9 @@ TINY = [
 ]
 
 
-def _run(tmp_path: Path) -> tuple[str, dict[str, Any]]:
+def _run(tmp_path: Path) -> tuple[str, dict[str, Any], float]:
+    """The benchmark's output, its report, and how long it ran (s)."""
+    began = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "bench", *TINY, "--work-dir", str(tmp_path)],
         cwd=ROOT,
@@ -26,13 +31,14 @@ def _run(tmp_path: Path) -> tuple[str, dict[str, Any]]:
         text=True,
         timeout=300,
     )
+    took = time.monotonic() - began
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [line for line in done.stdout.splitlines() if line.startswith("BENCH_JSON ")]
     assert len(lines) == 1, done.stdout[-3000:]
-    return done.stdout, json.loads(lines[0].split(" ", 1)[1])
+    return done.stdout, json.loads(lines[0].split(" ", 1)[1]), took
 
 
-def _check_server(res: dict[str, Any], connections: int, commands: int) -> None:
+def _check_server(res: dict[str, Any], connections: int, commands: int, took: float) -> None:
     assert res["connections"] == connections
     fixed = res["fixed"]
     assert fixed["scheduled"] == commands
@@ -40,7 +46,7 @@ def _check_server(res: dict[str, Any], connections: int, commands: int) -> None:
     assert fixed["errors"] <= commands // 10, fixed["error_codes"]
     assert fixed["unsent"] == 0 and fixed["unfinished"] == 0
     for key in ("p50_ms", "p95_ms", "p99_ms", "max_ms"):
-        assert 0 < fixed[key] < 5000, (key, fixed[key])
+        assert 0 < fixed[key] < took * 1000, (key, fixed[key], took)  # milliseconds, within the run
     assert fixed["p50_ms"] <= fixed["p95_ms"] <= fixed["p99_ms"] <= fixed["max_ms"]
     assert fixed["server_cpu_us_per_cmd"] >= 0 and fixed["gen_cpu_us_per_cmd"] > 0
     assert fixed["patch_msgs"] >= fixed["completed"] * 1  # every connection gets every rev
@@ -50,16 +56,16 @@ def _check_server(res: dict[str, Any], connections: int, commands: int) -> None:
 
 
 def test_bench_runs_at_a_tiny_size(tmp_path: Path) -> None:
-    out, report = _run(tmp_path)
+    out, report, took = _run(tmp_path)
     connections = 3 * (1 + 1 + 1)  # GM, player, spectator per table
     commands = 20 * 2
-    _check_server(report["baseline"], connections, commands)
+    _check_server(report["baseline"], connections, commands, took)
     assert set(report["vigil"]) == {"normal", "full"}
     assert report["prefill"]["entries"] == 300
     for mode, res in report["vigil"].items():
-        _check_server(res, connections, commands)
+        _check_server(res, connections, commands, took)
         assert res["fixed"]["errors"] == 0, (mode, res["fixed"]["error_codes"])
-        assert 0 < res["restart"]["seconds"] < 60
+        assert 0 < res["restart"]["seconds"] < took
         assert res["restart"]["tables_loaded"] == 3
         assert set(report["targets"][mode]) == {
             "p99_ms_at_fixed",

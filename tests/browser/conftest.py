@@ -13,6 +13,9 @@ Fixtures:
   ``page.vigil_errors`` so that a test can assert the page ran cleanly.
 - ``new_page``: a factory for more pages (each its own context) when a
   test needs several viewers at once (a GM and a spectator).
+
+Every ``expect`` waits up to ``WAIT_MS`` unless a test says otherwise: a
+busy machine is slow, not wrong, and a wait that succeeds ends at once.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page, async_playwright, expect
 
 CHROMIUM = os.environ.get("VIGIL_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -36,6 +39,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+WAIT_MS = 15_000
+expect.set_options(timeout=WAIT_MS)
 
 NewPage = Callable[..., Awaitable[Page]]
 

@@ -33,7 +33,9 @@ async def test_pages_and_overlays_share_badges_pools_and_die_readings(
           const state = {
             system: "dryh",
             characters: { mina: { name: "Mina", badges: ["dying", "snapped"], sheet: {} } },
-            game: { rolls: { mina: { phase: "rolled", dice: { discipline: [2, 5], pain: [1], helpers: { jo: [3] } } } } },
+            game: { rolls: { mina: {
+              phase: "rolled", dice: { discipline: [2, 5], pain: [1], helpers: { jo: [3] } },
+            } } },
           };
           const m = overlay.overlayModel(state, "mina", 0);
           const pageDie = (game, pool, face) => page.die(game, pool, face);
@@ -41,7 +43,8 @@ async def test_pages_and_overlays_share_badges_pools_and_die_readings(
             badges: page.BADGES === display.BADGES && overlay.BADGES === display.BADGES,
             pools: page.POOLS === display.POOLS && overlay.POOLS === display.POOLS,
             overlayBadges: m.badges.map((b) => [b.code, b.letter, b.shape]),
-            displayBadges: ["dying", "snapped"].map((c) => [c, display.BADGES[c].letter, display.BADGES[c].shape]),
+            displayBadges: ["dying", "snapped"].map(
+              (c) => [c, display.BADGES[c].letter, display.BADGES[c].shape]),
             pageBadgeLetter: page.badge("dying").querySelector(".letter").textContent,
             overlayFaces: m.roll.pools.map((p) => p.faces.map((f) => f.success)),
             pageDryh: [2, 5].map((f) => pageDie("dryh", "discipline", f).classList.contains("success")),
@@ -53,7 +56,8 @@ async def test_pages_and_overlays_share_badges_pools_and_die_readings(
         }"""
     )
     assert same["badges"] and same["pools"]
-    assert same["overlayBadges"] == same["displayBadges"] == [["dying", "Dy", "diamond"], ["snapped", "Sn", "diamond"]]
+    expected = [["dying", "Dy", "diamond"], ["snapped", "Sn", "diamond"]]
+    assert same["overlayBadges"] == same["displayBadges"] == expected
     assert same["pageBadgeLetter"] == "Dy"
     # DRYH-04: 1–3 succeeds, on the page and on the token alike.
     assert same["overlayFaces"] == [[True, False], [True], [True]]

@@ -158,7 +158,7 @@ async def test_dying_countdown_appears_runs_and_departs(
     dying = await shot(page, "mettle-dying")
     assert dying.count_near(RING_RGB) > 200, "the red dying ring is drawn"
     # The countdown runs from the clock anchor, with no server traffic.
-    await page.wait_for_function(f"harness.countdownText() !== {json.dumps(first)}", timeout=5000)
+    await page.wait_for_function(f"harness.countdownText() !== {json.dumps(first)}")
     later = await page.evaluate("harness.countdownText()")
     assert later < first, (first, later)  # "04:58" < "04:59": time runs down
     states = await page.evaluate("harness.states")
@@ -196,7 +196,7 @@ async def test_dryh_roll_dice_by_pool(vigil_server: ServerProcess, module_site: 
         {"type": "dryh.roll", "char": "mina"},
     )
     try:
-        await page.wait_for_function("harness.dice().length > 0", timeout=5000)
+        await page.wait_for_function("harness.dice().length > 0")
     except Exception:
         raise AssertionError(await page.evaluate("JSON.stringify([harness.errors, harness.model])")) from None
     dice = await page.evaluate("harness.dice()")

@@ -12,15 +12,22 @@ import pytest
 
 from vigil.protocol import ALL_COMMANDS, client_decoder
 from vigil.rules import words
-from vigil.schema_files import contents, render
+from vigil.schema_files import CATALOGUE_MODULE, contents, render, render_module
 
-SCHEMAS = pathlib.Path(__file__).parents[2] / "schemas"
+ROOT = pathlib.Path(__file__).parents[2]
+SCHEMAS = ROOT / "schemas"
 
 
 @pytest.mark.parametrize("name", sorted(contents()))
 def test_committed_schema_matches_protocol(name: str) -> None:
     committed = (SCHEMAS / name).read_text()
     assert committed == render(contents()[name]), f"run `vigil schema --out schemas` ({name})"
+
+
+def test_committed_catalogue_module_matches_the_catalogue() -> None:
+    """The client core's copy of the command catalogue, outside schemas/."""
+    committed = (ROOT / CATALOGUE_MODULE).read_text()
+    assert committed == render_module(contents()["catalogue.json"]), "run `vigil schema --out schemas`"
 
 
 def test_every_command_tag_is_unique_and_namespaced() -> None:

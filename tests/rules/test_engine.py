@@ -1,4 +1,4 @@
-"""The engine's common rules (README "Common to all three games"):
+"""The engine's common rules ("Common to every game" in docs/rules/README.md):
 corrections and revive as the only ways out of a final state, a clock that
 never goes backwards, bounded advances, manual dice — and that a refused
 command leaves the state exactly as it was."""
@@ -79,7 +79,7 @@ def test_table_level_corrections_and_protected_fields() -> None:
 
 
 def test_revive_only_from_a_final_state() -> None:
-    """MET-20 / README "Corrections": revive is the way out of departed."""
+    """MET-20 / "Corrections and revive": revive is the way out of departed."""
     t = mettle_table()
     assert refused(METTLE, t, Revive(char="a", fields={"pain": 0})) == "not_final"
     t = engine.apply(METTLE, t, Correct(char="a", field="status", value="departed"), GM).state

@@ -109,6 +109,17 @@ def test_met02_options_defaults_and_refusals() -> None:
         assert err.value.code == "bad_options"
 
 
+def test_met02_all_zero_lot_weights_are_refused_when_options_change() -> None:
+    """MET-02: weights that are all 0 could never draw a lot, so an option
+    change to them is refused like a new table with them (not left to fail
+    at the next check)."""
+    table = table_of(a={"mettle": 3})
+    table.options = msgspec.convert({"lot_weights": {"crit": 0, "plain": 0, "fail": 0}}, type(table.options))
+    with pytest.raises(RuleError) as err:
+        SYSTEM.validate(table)
+    assert err.value.code == "bad_options"
+
+
 def test_met01_checks_need_an_acting_character_except_tym() -> None:
     """MET-07: the unconscious cannot act; a TYM may still be asked."""
     table = table_of(a={"mettle": 3, "status": "unconscious", "pain": 2})

@@ -10,7 +10,7 @@ import pathlib
 import random
 import time
 
-from tests.support.client import Client
+from tests.support.client import WAIT, Client
 from tests.support.server import ServerProcess
 from websockets.asyncio.client import connect
 
@@ -19,9 +19,12 @@ SEED = 20261130
 WINDOW = 8  # commands in flight at once, so commit groups form
 
 
-async def _stream(url: str, token: str, table: str, stop_after: float) -> tuple[int, int]:
+async def _stream(
+    url: str, token: str, table: str, stop_after: float, first_ack: asyncio.Event
+) -> tuple[int, int]:
     """Send injury_add with labels 0, 1, 2, … until the connection dies;
-    return (highest acknowledged label + 1, labels sent)."""
+    return (highest acknowledged label + 1, labels sent). ``first_ack`` is
+    set when the first command is acknowledged: the stream is running."""
     acked: set[int] = set()
     sent = 0
     deadline = time.monotonic() + stop_after + 10
@@ -40,6 +43,7 @@ async def _stream(url: str, token: str, table: str, stop_after: float) -> tuple[
                 msg = json.loads(await ws.recv())
                 if msg["type"] == "ack":
                     acked.add(int(msg["id"]))
+                    first_ack.set()
                     in_flight -= 1
                 elif msg["type"] == "error":
                     raise AssertionError(msg)
@@ -70,10 +74,21 @@ async def test_acknowledged_commands_survive_sigkill(tmp_path: pathlib.Path) -> 
             await gm.close()
             table = created["table"]
             kill_after = rng.uniform(0.05, 0.5)
-            stream = asyncio.create_task(_stream(server.ws_url, created["gm_token"], table, kill_after))
+            running = asyncio.Event()
+            stream = asyncio.create_task(
+                _stream(server.ws_url, created["gm_token"], table, kill_after, running)
+            )
+            # The kill falls at a random moment of a stream that is running:
+            # measured from its first acknowledgement, not from its start, so
+            # that a slow start (a busy machine) cannot leave nothing to kill.
+            waiting = asyncio.create_task(running.wait())
+            await asyncio.wait([waiting, stream], timeout=WAIT, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
+            assert running.is_set(), "the stream got its first acknowledgement"
             await asyncio.sleep(kill_after)
             server.kill()
             acked, sent = await stream
+            assert acked >= 1, "the stream really ran before the kill"
             server.start()
             tables[table] = acked
             gm = await Client.open(server.ws_url, created["gm_token"])
@@ -93,6 +108,5 @@ async def test_acknowledged_commands_survive_sigkill(tmp_path: pathlib.Path) -> 
         listed = {t["id"]: t for t in await op.ok({"type": "table.list"})}
         await op.close()
         assert set(tables) <= set(listed)
-        assert sum(tables.values()) > KILLS, "the stream really ran before the kills"
     finally:
         server.stop()

@@ -3,8 +3,6 @@ in order, nobody of another table sees any."""
 
 from __future__ import annotations
 
-import asyncio
-
 from tests.server.conftest import Running
 
 METTLE = {"a": {"mettle": 5}, "b": {"mettle": 4}}
@@ -30,9 +28,15 @@ async def test_every_client_of_a_table_sees_every_change_in_order(running: Runni
         assert client.state["characters"]["a"]["sheet"]["pain"] == 5
         patch_revs = [p["rev"] for p in client.patches]
         assert patch_revs == sorted(patch_revs), "patches arrive in rev order"
-    await asyncio.sleep(0.2)
+    # A change on the second table, made after every change of the first
+    # had reached its clients: once it arrives, anything leaked from the
+    # first table would have arrived before it (no fixed wait to guess).
+    barrier = await gm2.cmd({"type": "mettle.rattle", "char": "b", "amount": 1})
     for w, before in zip(watchers2, start2, strict=True):
-        assert w.rev == before and w.patches == [], "another table's clients see nothing"
+        await w.wait_rev(barrier["rev"])
+        assert [p["rev"] for p in w.patches] == [barrier["rev"]] == [before + 1], (
+            "another table's clients see nothing of the first"
+        )
         assert w.state is not None and w.state["characters"]["a"]["sheet"]["pain"] == 0
 
 
@@ -63,6 +67,5 @@ async def test_ack_comes_before_the_patch_it_caused(running: Running) -> None:
 
     gm.handle = spy  # type: ignore[method-assign]
     await gm.ok({"type": "mettle.pain", "char": "a", "amount": 1})
-    await gm.wait_rev(gm.rev)
-    await asyncio.sleep(0.05)
+    await gm.wait_rev(gm.rev)  # ok() returned: both the ack and its patch were handled
     assert order.index("ack") < order.index("patch")

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.server.conftest import make_config
+from tests.support.client import WAIT
 from tests.support.samples import sample
 from websockets.sync.client import ClientConnection, connect
 
@@ -45,7 +46,7 @@ class ThreadServer:
 def _hello(url: str, token: str) -> ClientConnection:
     ws = connect(url, max_size=2**22)
     ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token}))
-    assert json.loads(ws.recv(5))["type"] == "welcome"
+    assert json.loads(ws.recv(WAIT))["type"] == "welcome"
     return ws
 
 
@@ -63,9 +64,9 @@ def fuzz_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
             }
         )
     )
-    created = json.loads(op.recv(5))["result"]
+    created = json.loads(op.recv(WAIT))["result"]
     gm = _hello(url, created["gm_token"])
-    gm.recv(5)  # snapshot
+    gm.recv(WAIT)  # snapshot
     gm.send(
         json.dumps(
             {
@@ -76,13 +77,12 @@ def fuzz_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
             }
         )
     )
-    while json.loads(gm.recv(5))["type"] != "ack":
+    ack = json.loads(gm.recv(WAIT))
+    assert ack["type"] == "ack", ack
+    # Drain up to the patch of that change (it follows its ack), so that the
+    # next message on this connection is the answer to the next frame.
+    while (msg := json.loads(gm.recv(WAIT)))["type"] != "patch" or msg["rev"] < ack["rev"]:
         pass
-    while True:  # drain the patch
-        try:
-            gm.recv(0.2)
-        except TimeoutError:
-            break
     yield {"srv": srv, "gm": gm, "url": url}
     gm.close()
     op.close()
@@ -145,7 +145,7 @@ def test_fuzzed_frames_get_an_error_and_change_nothing(fuzz_target: dict[str, An
     rev_before = srv.hub.hosts["fz"].table.rev
     ws: ClientConnection = fuzz_target["gm"]
     ws.send(frame, text=True) if _is_text(frame) else ws.send(frame)
-    reply = json.loads(ws.recv(5))
+    reply = json.loads(ws.recv(WAIT))
     assert reply["type"] == "error" and reply["code"] == "bad_message", reply
     assert srv.hub.hosts["fz"].table.rev == rev_before
 
@@ -170,4 +170,4 @@ def test_server_still_serves_after_fuzzing(fuzz_target: dict[str, Any]) -> None:
             }
         )
     )
-    assert json.loads(ws.recv(5))["type"] == "ack"
+    assert json.loads(ws.recv(WAIT))["type"] == "ack"

@@ -11,6 +11,7 @@ import time
 
 import pytest
 from tests.server.conftest import Running, make_config
+from tests.support.client import WAIT
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -80,7 +81,7 @@ async def test_hello_rules(tmp_path: pathlib.Path) -> None:
         url = run.url
         async with connect(url) as ws:  # says nothing
             with pytest.raises(ConnectionClosed):
-                await asyncio.wait_for(ws.recv(), 2)
+                await asyncio.wait_for(ws.recv(), WAIT)  # the server closes first
             assert ws.close_code == 4000
         async with connect(url) as ws:  # speaks before hello
             await ws.send(json.dumps({"type": "ping", "id": "p"}))

@@ -174,5 +174,5 @@ async def test_an_expired_token_ends_its_connection(running: Running) -> None:
     minted = await gm.ok({"type": "token.mint", "role": "spectator", "ttl_days": 1.5 / 86400})
     watcher = await running.connect(minted["token"])
     assert watcher.state is not None
-    await watcher.wait_for(lambda c: c.ws.close_code is not None, timeout=5)
+    await watcher.wait_for(lambda c: c.ws.close_code is not None)
     assert watcher.ws.close_code == 4002

@@ -9,13 +9,13 @@ import pathlib
 import urllib.request
 
 import pytest
-from tests.support.client import Client
+from tests.support.client import WAIT, Client
 from tests.support.server import ServerProcess
 
 
 async def test_sigterm_is_graceful(tmp_path: pathlib.Path) -> None:
     server = ServerProcess(data_dir=tmp_path / "d").start()
-    with urllib.request.urlopen(f"{server.url}/healthz", timeout=2) as reply:
+    with urllib.request.urlopen(f"{server.url}/healthz", timeout=WAIT) as reply:
         assert json.loads(reply.read()) == {"ok": True, "tables": 1}
     gm = await Client.open(server.ws_url, server.gm_token)
     spectator = await Client.open(server.ws_url, server.spectator_token)

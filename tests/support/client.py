@@ -13,6 +13,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from vigil import jsonpatch
 
 _ids = itertools.count(1)
+# How long a wait may take before it counts as a failure: generous, since a
+# busy machine is slow, not wrong (the waits end as soon as things happen).
+WAIT = 30.0
 
 
 class Client:
@@ -48,7 +51,7 @@ class Client:
         if prior is not None:
             client.state, client.epoch, client.rev = prior.state, prior.epoch, prior.rev
         await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token, "resume": resume}))
-        first = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        first = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
         if first["type"] == "error":
             client.errors.append(first)
             return client
@@ -90,7 +93,7 @@ class Client:
                     waiter.set_result(msg)
         self._changed.set()
 
-    async def request(self, message: dict[str, Any], timeout: float = 10) -> dict[str, Any]:
+    async def request(self, message: dict[str, Any], timeout: float = WAIT) -> dict[str, Any]:
         msg_id = message.setdefault("id", f"m{next(_ids)}")
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiters[msg_id] = future
@@ -112,7 +115,7 @@ class Client:
             await self.wait_for(lambda c: c.rev >= reply["rev"] or c.epoch != self.epoch)
         return reply.get("result")
 
-    async def wait_for(self, predicate: Any, timeout: float = 5) -> None:
+    async def wait_for(self, predicate: Any, timeout: float = WAIT) -> None:
         async def loop() -> None:
             while not predicate(self):
                 if self.failure is not None:
@@ -124,7 +127,7 @@ class Client:
 
         await asyncio.wait_for(loop(), timeout)
 
-    async def wait_rev(self, rev: int, timeout: float = 5) -> None:
+    async def wait_rev(self, rev: int, timeout: float = WAIT) -> None:
         await self.wait_for(lambda c: c.rev >= rev, timeout)
 
     async def close(self) -> None:

@@ -23,6 +23,8 @@ def sample(cls: type[Any], char: str) -> dict[str, Any]:
 
 
 def _value(t: mi.Type, name: str, char: str) -> Any:
+    if isinstance(t, mi.Metadata):  # markers for the command catalogue
+        return _value(t.type, name, char)
     if isinstance(t, mi.UnionType):
         options = [x for x in t.types if not isinstance(x, mi.NoneType)]
         return _value(options[0], name, char)

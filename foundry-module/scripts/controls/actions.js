@@ -30,6 +30,8 @@
  * without `empty` always are).
  */
 
+import { CATALOGUE } from "../core/catalogue.js";
+
 const rolls = (state) => state?.game?.rolls ?? {};
 const sheetOf = (ctx) => ctx.state?.characters?.[ctx.char]?.sheet ?? null;
 const phaseIn = (roll, ...phases) => Boolean(roll && phases.includes(roll.phase));
@@ -64,7 +66,8 @@ const helping = (ctx) => {
   return found && found[0] !== ctx.char && phaseIn(found[1], "open", "declared") ? found[0] : null;
 };
 
-const CHOICES = { discipline: ["uncheck_fight", "uncheck_flight", "exhaustion_down", "nothing"], madness: ["check_fight", "check_flight"] };
+/** DRYH-14/16/20: the moves of each kind of pending choice, from the server's catalogue. */
+const CHOICES = CATALOGUE.games.dryh.pending_choices;
 const CHOICE_NEEDS = { uncheck_fight: "fight", uncheck_flight: "flight", exhaustion_down: "exhaustion" };
 /** Only the choices of the pending kind, and (when the sheet is seen) none with nothing to take away. */
 function choiceFits(value, ctx) {

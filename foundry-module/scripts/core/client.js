@@ -20,15 +20,18 @@
 
 import { applyPatch } from "./patch.js";
 import { gameTimeAt } from "./clock.js";
+import { CATALOGUE } from "./catalogue.js";
 
 export const PROTOCOL_VERSION = 1;
 
-/** Close codes after which reconnecting cannot help (see DESIGN "Security"). */
-const TERMINAL_CLOSE = {
-  4001: "refused",
-  4003: "token_revoked",
-  4004: "table_deleted",
-};
+/**
+ * Close codes after which reconnecting cannot help (see DESIGN "Security"),
+ * each with its name (the refusal's code when the server sent no error):
+ * the server's own list (its CloseCode enum, exported in the catalogue).
+ */
+const TERMINAL_CLOSE = Object.freeze(Object.fromEntries(
+  Object.entries(CATALOGUE.close_codes).filter(([, c]) => c.final).map(([code, c]) => [code, c.name]),
+));
 
 /** A refusal or a failure, as a value with a code and params (renderable by words.js). */
 export class VigilError extends Error {
@@ -302,7 +305,7 @@ export class VigilClient extends EventTarget {
     this._rejectPending(new VigilError("disconnected", {}, "the connection to the Vigil server was lost"));
     const terminal = TERMINAL_CLOSE[ev?.code];
     if (terminal) {
-      const err = this._refusal ?? new VigilError(ev.reason || terminal, {}, ev.reason || terminal);
+      const err = this._refusal ?? new VigilError(terminal, {}, ev.reason || terminal);
       this._refusal = null;
       this.lastError = err;
       this._wanted = false;

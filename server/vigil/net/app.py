@@ -146,6 +146,6 @@ async def run(config: Config, on_ready: Callable[[Hub, Server], None] | None = N
 
 async def shutdown(hub: Hub, server: Server) -> None:
     await hub.stop()
-    server.close()  # closes every connection with 1001 (going away)
+    server.close()  # every connection gets CloseCode.GOING_AWAY (1001): clients reconnect
     await server.wait_closed()
     hub.store.close()

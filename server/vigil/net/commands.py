@@ -17,6 +17,7 @@ import structlog
 
 from vigil import auth, permissions, tokens
 from vigil.changes import Change
+from vigil.close_codes import CloseCode
 from vigil.export import BadDocument, export, read_export, table_info
 from vigil.history_view import history_page
 from vigil.net.errors import Refused
@@ -147,7 +148,7 @@ def _delete(hub: Hub, host: TableHost, conn: Conn) -> Edit:
         advance=False,
         write=lambda store: store.delete(table_id),
         keep=lambda: hub.drop(host),
-        close=Closing(4004, "table deleted", lambda other: True),
+        close=Closing(CloseCode.TABLE_DELETED, "table deleted", lambda other: True),
     )
 
 
@@ -162,7 +163,7 @@ def _revoke(host: TableHost, conn: Conn, token_id: str) -> Edit:
         advance=False,
         write=lambda store: store.revoke(table_id, token_id),
         keep=keep,
-        close=Closing(4003, "token revoked", lambda other: other.token_id == token_id),
+        close=Closing(CloseCode.TOKEN_REVOKED, "token revoked", lambda other: other.token_id == token_id),
     )
 
 
@@ -191,7 +192,7 @@ def _rotate(hub: Hub, host: TableHost, conn: Conn) -> tuple[Edit, dict[str, Any]
         advance=False,
         write=write,
         keep=keep,
-        close=Closing(4003, "key rotated", lambda other: other is not conn),
+        close=Closing(CloseCode.TOKEN_REVOKED, "key rotated", lambda other: other is not conn),
     )
     return edit, {"token": tokens.sign(key, gm), "token_id": gm.token_id}
 
@@ -203,13 +204,13 @@ def _archive(host: TableHost, conn: Conn, archived: bool) -> Edit:
         host.record.archived = archived
 
     # An archived table is the GM's alone.
-    closing = Closing(4005, "table archived", lambda other: other.role != "gm") if archived else None
+    closing = Closing(CloseCode.TABLE_ARCHIVED, "table archived", lambda other: other.role != "gm")
     return Edit(
         actor=conn.actor,
         advance=False,
         write=lambda store: store.set_archived(table_id, archived),
         keep=keep,
-        close=closing,
+        close=closing if archived else None,
     )
 
 

@@ -20,6 +20,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from vigil import __version__, auth
+from vigil.close_codes import CloseCode
 from vigil.net import commands
 from vigil.net.errors import Refused, error_message
 from vigil.net.host import Conn
@@ -51,7 +52,7 @@ async def handle(hub: Hub, ws: ServerConnection) -> None:
             # A token's life ends its connections too, not only new hellos.
             delay = max(0.0, conn.expires - time.time())
             expiry = asyncio.get_running_loop().call_later(
-                delay, lambda: asyncio.ensure_future(ws.close(4002, "token expired"))
+                delay, lambda: asyncio.ensure_future(ws.close(CloseCode.TOKEN_EXPIRED, "token expired"))
             )
         async for frame in ws:
             if not _take_token(hub, conn):
@@ -88,7 +89,7 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
     try:
         frame = await asyncio.wait_for(conn.ws.recv(), hub.config.hello_timeout)
     except (TimeoutError, ConnectionClosed):
-        await conn.ws.close(4000, "hello expected")
+        await conn.ws.close(CloseCode.HELLO_EXPECTED, "hello expected")
         return False
     try:
         msg = client_decoder.decode(frame)
@@ -134,14 +135,16 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
     try:
         hub.subscribe(host, conn, resume)
     except Refused as exc:
-        await _refuse_hello(conn, exc.code, exc.params, close=1013)
+        await _refuse_hello(conn, exc.code, exc.params, close=CloseCode.TRY_AGAIN_LATER)
         return False
     structlog.contextvars.bind_contextvars(table=conn.table, token=conn.token_id)
     log.info("connected", role=conn.role)
     return True
 
 
-async def _refuse_hello(conn: Conn, code: str, params: dict[str, Any], close: int = 4001) -> None:
+async def _refuse_hello(
+    conn: Conn, code: str, params: dict[str, Any], close: CloseCode = CloseCode.REFUSED
+) -> None:
     await _answer(conn, error_message(code, params, None))
     await conn.ws.close(close, code)
 

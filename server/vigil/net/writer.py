@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import structlog
 
 from vigil.changes import Change, LogEntry
+from vigil.close_codes import CloseCode
 from vigil.net import timers
 from vigil.net.committer import Committer
 from vigil.net.config import Config
@@ -52,7 +53,7 @@ class Closing:
     """Connections an edit ends once it is durable: those ``which`` picks,
     with this WebSocket close code and reason."""
 
-    code: int
+    code: CloseCode
     reason: str
     which: Callable[[Conn], bool]
 

@@ -16,7 +16,8 @@ NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 
 
 class GameClock(msgspec.Struct, kw_only=True):
-    """``now`` in seconds of game time; never decreases (README "Clock")."""
+    """``now`` in seconds of game time; never decreases ("The clock" in
+    :data:`vigil.rules.reference.COMMON`)."""
 
     now: NonNegative = 0.0
     in_combat: bool = False

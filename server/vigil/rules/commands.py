@@ -12,10 +12,29 @@ from typing import Annotated, Any
 
 import msgspec
 
-CharId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
+Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
+"""The form of a stable id (a character's, a poison's): safe in a JSON
+Patch path, a log line and a URL."""
+CharId = Annotated[Ident, msgspec.Meta(extra={"ref": "character"})]
+"""A field naming a character of the table. The ``ref`` marker (msgspec
+keeps it out of the JSON Schema) tells the command catalogue to offer the
+table's characters by name; a new character's id is a plain ``Ident``."""
+# What a command leaves untyped because its shape is the game's: the marker
+# names the typed shape the command catalogue describes in its place.
+Sheet = Annotated[dict[str, Any], msgspec.Meta(extra={"shape": "sheet"})]
 FieldPath = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 ManualFaces = Annotated[list[Annotated[int, msgspec.Meta(ge=1, le=20)]], msgspec.Meta(max_length=64)]
 ManualLots = Annotated[list[Annotated[int, msgspec.Meta(ge=0, le=15)]], msgspec.Meta(max_length=16)]
+ManualDice = Annotated[
+    bool,
+    msgspec.Meta(
+        description=(
+            "The GM, and only the GM, may submit the faces rolled at the table (and, in Pain & "
+            "Mettle, the Cast Lots drawn) instead of the server rolling."
+        )
+    ),
+]
+"""The table option every game has: its type and words are defined once here."""
 
 
 class Command(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type"):
@@ -35,8 +54,8 @@ class AddCharacter(Command, kw_only=True, tag="character.add"):
     """``sheet`` holds the game's character fields; omitted ones take the
     game's defaults, and the whole is validated like a correction."""
 
-    id: CharId
-    sheet: dict[str, Any] = {}
+    id: Ident
+    sheet: Sheet = {}
 
 
 class RemoveCharacter(Command, kw_only=True, tag="character.remove"):
@@ -44,20 +63,21 @@ class RemoveCharacter(Command, kw_only=True, tag="character.remove"):
 
 
 class Correct(Command, kw_only=True, tag="correct"):
-    """Set one field to a valid value (README "Corrections"). ``char`` None
-    means a table-level field (for example DRYH's coins). ``field`` is a dotted
-    path; list items are named by index (``injuries.0.penalty``)."""
+    """Set one field to a valid value (the common rule "Corrections and
+    revive"). ``char`` None means a table-level field (for example DRYH's
+    coins). ``field`` is a dotted path; list items are named by index
+    (``injuries.0.penalty``)."""
 
     char: CharId | None = None
     field: FieldPath
-    value: Any
+    value: Annotated[Any, msgspec.Meta(extra={"shape": "correctable"})]
 
 
 class Revive(Command, kw_only=True, tag="revive"):
     """Bring a character out of a final state into the state the GM gives."""
 
     char: CharId
-    fields: dict[str, Any]
+    fields: Annotated[dict[str, Any], msgspec.Meta(extra={"shape": "revive"})]
 
 
 class CombatStart(Command, kw_only=True, tag="combat.start"):

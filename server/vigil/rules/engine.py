@@ -157,8 +157,9 @@ def _require(t: Any, char: str) -> None:
 
 
 def _correct(system: Game, t: Any, char: str | None, path: str, value: Any, now: float) -> Event:
-    """A correction may also take a character out of a final state (README
-    "Corrections"); the event records who did it, for the audit trail."""
+    """A correction may also take a character out of a final state
+    ("Corrections and revive" in :data:`vigil.rules.reference.COMMON`); the
+    event records who did it, for the audit trail."""
     if char is not None:
         _require(t, char)
     _set_path(system, t, char, path, value)
@@ -171,7 +172,9 @@ def _correct(system: Game, t: Any, char: str | None, path: str, value: Any, now:
     )
 
 
-_PROTECTED_TABLE_FIELDS = frozenset({"clock", "characters", "options"})
+PROTECTED_TABLE_FIELDS = frozenset({"clock", "characters", "options"})
+"""Table-level fields a correction may not set: the clock moves by clock
+commands, characters by theirs, options by ``table.options``."""
 
 
 def _set_path(system: Game, t: Any, char: str | None, path: str, value: Any) -> None:
@@ -179,7 +182,7 @@ def _set_path(system: Game, t: Any, char: str | None, path: str, value: Any) -> 
     msgspec, so that a correction can only ever produce a valid value."""
     parts = path.split(".")
     if char is None:
-        if parts[0] in _PROTECTED_TABLE_FIELDS or parts[0] not in t.__struct_fields__:
+        if parts[0] in PROTECTED_TABLE_FIELDS or parts[0] not in t.__struct_fields__:
             raise RuleError("bad_field", field=path)
         target: Any = t
         target_type: type[Any] = system.table_type

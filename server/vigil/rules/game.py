@@ -21,6 +21,7 @@ from vigil.rules.clock import GameClock
 from vigil.rules.commands import Command
 from vigil.rules.dice import DiceSource
 from vigil.rules.outcome import Event
+from vigil.rules.reference import RuleBook
 
 Role = Literal["gm", "player", "system"]
 
@@ -44,7 +45,7 @@ class Ctx:
 
 class Due(NamedTuple):
     """One timed effect. Tuples sort by (time, char, rule, key): exactly the
-    order the README's "Clock" rule asks for, with ``key`` separating two
+    order "The clock" (:data:`vigil.rules.reference.COMMON`) asks for, with ``key`` separating two
     effects of one rule (two poisons) deterministically."""
 
     time: float
@@ -83,6 +84,12 @@ class Game(Protocol):
     character_type: type[Any]
     options_type: type[Any]
     commands: tuple[type[Command], ...]
+    rule_book: RuleBook
+    """Every rule of the game with what the engine does for it (docs/rules/)."""
+    pending_choices: Mapping[str, tuple[str, ...]]
+    """The choices a resolved roll may leave pending, by kind, with the moves
+    each kind allows (DRYH-14/16/20); empty in games without them. Clients
+    read them from the catalogue instead of copying them."""
 
     def new_table(self, options: Mapping[str, Any]) -> Any:
         """A fresh table with validated options (defaults for the rest)."""

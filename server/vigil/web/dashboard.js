@@ -15,6 +15,7 @@
  */
 
 import { VigilClient } from "/client/core/client.js";
+import { CATALOGUE } from "/client/core/catalogue.js";
 import { ACTIONS, TABLE_ACTIONS, actionForm, refreshDynamic } from "./actions.js";
 import {
   STATUS_WORDS,
@@ -496,8 +497,8 @@ function renderClock(state) {
 
 // ---- DRYH ----------------------------------------------------------------------
 
-const DISCIPLINE_CHOICES = ["uncheck_fight", "uncheck_flight", "exhaustion_down", "nothing"];
-const MADNESS_CHOICES = ["check_fight", "check_flight"];
+/** DRYH-14/16/20: the moves of each kind of pending choice, from the server's catalogue. */
+const PENDING_CHOICES = CATALOGUE.games.dryh.pending_choices;
 
 function renderDryh(state, gm) {
   const g = state.game;
@@ -596,7 +597,7 @@ function rollBox(state, char, roll, gm) {
   }
   if (gm && roll.phase === "resolved") {
     for (const [who, kind] of Object.entries(roll.pending ?? {})) {
-      const choices = kind === "discipline" ? DISCIPLINE_CHOICES : MADNESS_CHOICES;
+      const choices = PENDING_CHOICES[kind] ?? [];
       controls.push(
         h(
           "form",

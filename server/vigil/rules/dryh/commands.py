@@ -8,7 +8,7 @@ roll, the character acted on.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import msgspec
 
@@ -76,9 +76,16 @@ class Resolve(Command, kw_only=True, tag="dryh.resolve"):
     failure: Literal["none", "exhaustion", "fight", "flight"] = "none"
 
 
-Choice = Literal[
-    "uncheck_fight", "uncheck_flight", "exhaustion_down", "nothing", "check_fight", "check_flight"
-]
+# DRYH-14: what a discipline-dominated roll lets its chooser do; DRYH-16/20:
+# what a madness-dominated one makes it do. One list each, used by the rules,
+# the command's schema and (through the catalogue) every client's menu.
+DisciplineChoice = Literal["uncheck_fight", "uncheck_flight", "exhaustion_down", "nothing"]
+MadnessChoice = Literal["check_fight", "check_flight"]
+Choice = Literal[DisciplineChoice, MadnessChoice]
+PENDING_CHOICES: dict[str, tuple[str, ...]] = {
+    "discipline": get_args(DisciplineChoice),
+    "madness": get_args(MadnessChoice),
+}
 
 
 class Choose(Command, kw_only=True, tag="dryh.choose"):

@@ -3,10 +3,9 @@
 Consequences that need no choice apply when the GM resolves; those that do
 (DRYH-14 discipline, DRYH-16 madness, for the protagonist and, for madness,
 each helper, DRYH-20) wait in ``roll.pending`` and the roll stays in the
-``resolved`` phase until the last one is made. **Decision**: a choice with a
-single possible answer is made at once (madness with one unchecked kind left;
-discipline with nothing to uncheck or remove), so nobody is asked a question
-that has one answer.
+``resolved`` phase until the last one is made. A choice with a single
+possible answer is made at once (Decisions of DRYH-14 and DRYH-16 in
+:mod:`.rule_book`).
 """
 
 from __future__ import annotations
@@ -186,8 +185,8 @@ def resolve(t: DryhTable, cmd: c.Resolve) -> list[Event]:
 
 
 def pay_despair(t: DryhTable, r: Roll, char: str, everyone: list[str]) -> list[Event]:
-    """DRYH-19/20: one coin into despair per affected character (**Decision**
-    for helpers), unless only the GM's despair spends made pain dominate
+    """DRYH-19/20: one coin into despair per affected character (a Decision
+    of DRYH-20 in :mod:`.rule_book`), unless only the GM's despair spends made pain dominate
     (DRYH-10)."""
     now = t.clock.now
     if despair_bought_pain(r):
@@ -227,8 +226,8 @@ def close_if_done(t: DryhTable, char: str, r: Roll) -> list[Event]:
     return [Event(code="roll_closed", at=t.clock.now, char=char, rule="DRYH-05")]
 
 
-DISCIPLINE_CHOICES = {"uncheck_fight", "uncheck_flight", "exhaustion_down", "nothing"}
-MADNESS_CHOICES = {"check_fight", "check_flight"}
+DISCIPLINE_CHOICES = frozenset(c.PENDING_CHOICES["discipline"])
+MADNESS_CHOICES = frozenset(c.PENDING_CHOICES["madness"])
 
 
 def choose(t: DryhTable, cmd: c.Choose) -> list[Event]:

@@ -5,8 +5,9 @@ dominates whenever any pool has a die, and the answer never depends on the
 order the dice were listed or the pools were given:
 
 1. higher strength (the highest die) wins (DRYH-06/07);
-2. **Decision** on a tie: the tied pools' dice sorted high to low are
-   compared position by position, a missing die losing to any die;
+2. on a tie (the Decision of DRYH-07 in :mod:`.rule_book`), the tied pools'
+   dice sorted high to low are compared position by position, a missing die
+   losing to any die;
 3. still equal: discipline > madness > exhaustion > pain.
 
 Steps 1 and 2 together are exactly Python's tuple order on the sorted faces.
@@ -20,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from vigil.rules.dryh.state import POOLS, Pool
 
 PRIORITY: dict[Pool, int] = {"discipline": 3, "madness": 2, "exhaustion": 1, "pain": 0}
-"""DRYH-07 Decision: the last tie-break, highest first."""
+"""DRYH-07 (a Decision in :mod:`.rule_book`): the last tie-break, highest first."""
 
 
 def strength(faces: Sequence[int]) -> int | None:

@@ -15,7 +15,8 @@ def player_characters(t: DryhTable) -> int:
 
 def session_start(t: DryhTable) -> list[Event]:
     """Core-book practice: the GM's despair gains ``despair_per_player``
-    coins per player character (added to what is left, **Decision**)."""
+    coins per player character, added to what is left (Decisions of "Start
+    of session" in :mod:`.rule_book`)."""
     if t.session.active:
         raise RuleError("session_active", number=t.session.number)
     gained = t.options.despair_per_player * player_characters(t)

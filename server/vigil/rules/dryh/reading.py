@@ -19,8 +19,8 @@ def player_successes(dice: Dice, declaration: Declaration, exhaustion: int) -> i
     """DRYH-05 plus the talents: discipline, exhaustion, madness and every
     helper's discipline dice; DRYH-12 adds the exhaustion level, DRYH-11
     makes it a floor. ``exhaustion`` is the level when the dice were rolled
-    (after any +1) — **Decision**: a later hope spend does not change a
-    talent already used."""
+    (after any +1): a later hope spend does not change a talent already used
+    (a Decision of DRYH-11 in :mod:`.rule_book`)."""
     count = sum(hits(dice.pool(p)) for p in PLAYER_POOLS)
     count += sum(hits(faces) for faces in dice.helpers.values())
     if declaration.talent == "exhaustion_major":

@@ -10,8 +10,8 @@ from vigil.rules.outcome import Event, RuleError
 
 def hope_spend(t: DryhTable, cmd: c.HopeSpend) -> list[Event]:
     """DRYH-22: 1 hope removes one exhaustion or unchecks one response.
-    **Decision**: it does not wake a crashed character (only the GM does,
-    DRYH-24), even if exhaustion drops back to 6."""
+    It does not wake a crashed character, even if exhaustion drops back to 6
+    (a Decision in :mod:`.rule_book`: only the GM does, DRYH-24)."""
     me = character(t, cmd.char)
     if t.hope < 1:
         raise RuleError("no_hope", rule="DRYH-22")

@@ -2,9 +2,8 @@
 
 Phases run ``open → declared → rolled → adjusted → resolved``; each command
 names the phases it accepts and anything else is refused with
-``wrong_phase``. **Decision**: a character takes part in at most one open
-roll at a time (as protagonist or helper), so its dice, exhaustion and
-fallout always belong to exactly one roll.
+``wrong_phase``. A character takes part in at most one open roll at a time,
+as protagonist or helper (a Decision of DRYH-01 in :mod:`.rule_book`).
 """
 
 from __future__ import annotations
@@ -66,8 +65,8 @@ def declare(t: DryhTable, cmd: c.Declare) -> list[Event]:
 
 
 def check_talent(d: Declaration, exhaustion: int, char: str) -> None:
-    """DRYH-11: minor use needs exhaustion ≥ 1 before the roll (before its
-    +1, **Decision**: the +1 only lands when the dice are rolled).
+    """DRYH-11: minor use needs exhaustion ≥ 1 before the roll, before its
+    +1 (a Decision in :mod:`.rule_book`: the +1 lands when the dice are rolled).
     DRYH-13: a madness talent needs 1–6 temporary madness dice."""
     if d.talent == "exhaustion_minor" and exhaustion < 1:
         raise RuleError("talent_needs_exhaustion", rule="DRYH-11", char=char)

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.rules.clock import GameClock
+from vigil.rules.commands import ManualDice
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=30)]
 Coins = Annotated[int, msgspec.Meta(ge=0, le=1_000_000)]
@@ -36,19 +37,42 @@ CRASH_ABOVE = 6
 
 
 class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Table options (dryh.md), each with its default.
+    """Table options, each with its default and its description (what
+    ``docs/rules/dryh.md`` and the command catalogue show). Why a default is
+    what it is, is a Decision in :mod:`vigil.rules.dryh.rule_book`."""
 
-    ``hope_clears_at_session_end`` defaults to off (**Decision**): the Mortal
-    Coils text never takes hope away, so clearing the players' shared coins
-    is left for a group to opt into.
-    """
-
-    response_boxes: Annotated[int, msgspec.Meta(ge=1, le=6)] = 3
-    despair_per_player: Annotated[int, msgspec.Meta(ge=0, le=10)] = 1
-    failure_consequences: bool = False
-    wake_resets: bool = True
-    hope_clears_at_session_end: bool = False
-    manual_dice: bool = False
+    response_boxes: Annotated[
+        int,
+        msgspec.Meta(ge=1, le=6, description="Boxes of fight and boxes of flight on every character."),
+    ] = 3
+    despair_per_player: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0, le=10, description="Despair coins the GM gains per player character when a session starts."
+        ),
+    ] = 1
+    failure_consequences: Annotated[
+        bool,
+        msgspec.Meta(
+            description=(
+                "On a failed roll the GM may also add one exhaustion or check a response, but not the "
+                "kind that dominated."
+            )
+        ),
+    ] = False
+    wake_resets: Annotated[
+        bool,
+        msgspec.Meta(
+            description=(
+                "Waking a crashed character clears its exhaustion and every response; when off, "
+                "exhaustion is set to 6 instead."
+            )
+        ),
+    ] = True
+    hope_clears_at_session_end: Annotated[
+        bool, msgspec.Meta(description="Hope goes back to 0 when the GM ends the session.")
+    ] = False
+    manual_dice: ManualDice = False
 
 
 class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

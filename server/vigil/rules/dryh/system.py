@@ -15,9 +15,11 @@ from vigil.rules.commands import Command
 from vigil.rules.dryh import coins, consequences, game_session, recovery, roll, view
 from vigil.rules.dryh import commands as c
 from vigil.rules.dryh import words as _words  # noqa: F401  (registers the templates)
+from vigil.rules.dryh.rule_book import RULE_BOOK
 from vigil.rules.dryh.state import Character, DryhTable, Options
 from vigil.rules.game import Ctx, Due, Summary
 from vigil.rules.outcome import Event, RuleError
+from vigil.rules.reference import RuleBook
 
 
 class DryhSystem:
@@ -26,6 +28,8 @@ class DryhSystem:
     character_type: type[Any] = Character
     options_type: type[Any] = Options
     commands: tuple[type[Command], ...] = c.COMMANDS
+    rule_book: RuleBook = RULE_BOOK
+    pending_choices: Mapping[str, tuple[str, ...]] = c.PENDING_CHOICES
 
     def new_table(self, options: Mapping[str, Any]) -> DryhTable:
         try:

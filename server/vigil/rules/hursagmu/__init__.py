@@ -1,4 +1,6 @@
-"""Hursagmu, chapter "Pain and Suffering" (rules HUR-01 … HUR-14).
+"""Hursagmu, chapter "Pain and Suffering" (rules HUR-01 … HUR-14, listed
+with every Decision in ``rule_book.py``; ``docs/rules/hursagmu.md`` is
+generated from it).
 
 One module per concept of the chapter: the trait roll (roll.py), condition
 thresholds and penalties (conditions.py, penalties.py), resisting damage

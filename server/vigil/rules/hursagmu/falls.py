@@ -37,7 +37,7 @@ def fall(table: HursagmuTable, cmd: Fall, ctx: Ctx) -> list[Event]:
     now = table.clock.now
     amount = fall_damage(cmd.spaces)
     if amount == 0:
-        # No athlete roll either: there is nothing to break (Decision).
+        # No athlete roll either: nothing to break (a Decision of HUR-14, rule_book).
         harmless = Event(
             code="fall_harmless",
             at=now,

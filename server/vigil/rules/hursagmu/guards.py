@@ -1,6 +1,7 @@
 """Who may be the subject of a command: an existing character, not in a
-final state (README "Corrections": only correct/revive leave one), and for
-anything it must do itself, awake (HUR-04: it can do nothing)."""
+final state (only correct/revive leave one: "Corrections and revive" in
+:data:`vigil.rules.reference.COMMON`), and for anything it must do itself,
+awake (HUR-04: it can do nothing)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 
 One roll of 2d6 + healer trait is compared with wounds and with shocks
 separately; each success lowers that value by its own dx. The roll comes
-after the patient's natural recovery of the day (**Decision**: so the GM
-runs "morning" first; a spoiled rest, HUR-10, prevents it).
+after the patient's natural recovery of the day (a Decision of HUR-11 in
+:mod:`.rule_book`: the GM runs "morning" first; a spoiled rest, HUR-10,
+prevents it).
 """
 
 from __future__ import annotations

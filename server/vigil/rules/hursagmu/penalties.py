@@ -16,7 +16,7 @@ SENSE_PENALTY = -4  # HUR-03
 def condition_penalty(ch: Character, kind: ActionKind) -> int:
     """HUR-02: −1 per wound beyond ten to physical actions, −1 per shock
     beyond ten to mental ones (Perception included). Recovery, resistance
-    and healing take none (**Decision**, Juk's 13 at 19 wounds)."""
+    and healing take none (a Decision of HUR-02 in :mod:`.rule_book`)."""
     if kind == "physical":
         return -max(0, ch.wounds - SERIOUS_ABOVE)
     if kind in ("mental", "perception"):
@@ -37,8 +37,9 @@ def sense_penalty(ch: Character, needs_sight: bool, needs_hearing: bool, darknes
 
 def require_perceivable(ch: Character, needs_sight: bool, needs_hearing: bool, darkness: bool) -> None:
     """HUR-03: Perception through a lost sense is impossible, not penalised.
-    **Decision**: total darkness takes sight away from Perception as
-    blindness does (dim light is :mod:`checks`' challenge instead)."""
+    Total darkness takes sight away from Perception as blindness does (a
+    Decision of HUR-03 in :mod:`.rule_book`; dim light is :mod:`checks`'
+    challenge instead)."""
     if needs_sight and ch.blind:
         raise RuleError("sense_lost", rule="HUR-03", sense="sight", reason="blind")
     if needs_sight and darkness:

@@ -1,9 +1,10 @@
 """HUR-13: poisons and drugs.
 
-**Decision**: doses fall at application + k × interval for k = 1 …
-⌊duration / interval⌋ (at most 1,000; more is refused), so a poison's whole
-schedule is fixed when it is applied and each dose is its own timed effect,
-keyed by the poison's id. Each application is its own poison: two stack.
+Doses fall at application + k × interval for k = 1 … ⌊duration / interval⌋
+(at most 1,000; more is refused), so a poison's whole schedule is fixed when
+it is applied and each dose is its own timed effect, keyed by the poison's
+id. Each application is its own poison: two stack. (These are Decisions of
+HUR-13 in :mod:`.rule_book`.)
 A poison is resisted with constitution and causes wounds, a drug with
 willpower and causes shocks (HUR-12, no armour); after the last dose the
 character has fought it off.

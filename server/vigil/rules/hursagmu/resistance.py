@@ -1,7 +1,7 @@
 """HUR-12: resisting damage applied against a trait.
 
-**Decision** (the chapter defers to a combat chapter not in the source):
-damage D is resisted with 2d6 + trait + bonus against D; a failure takes
+The chapter defers to a combat chapter not in the source, so (a Decision of
+HUR-12 in :mod:`.rule_book`) damage D is resisted with 2d6 + trait + bonus against D; a failure takes
 max(0, D − total). Table option ``resistance="flat"`` takes
 max(0, D − (trait + bonus)) instead, with no dice. Poisons and falls pass no
 armour bonus: armour never helps against them.

@@ -35,9 +35,9 @@ class TraitRoll:
     @property
     def dx(self) -> int:
         margin = self.total - self.target
-        if self.natural == 12:  # HUR-01 Decision: the worked example (Juk, 18 vs 19 → dx 1)
+        if self.natural == 12:  # a Decision of HUR-01 (rule_book): the worked example
             return max(1, margin)
-        if self.natural == 2:  # HUR-01 Decision: Hursagmu's overview
+        if self.natural == 2:  # a Decision of HUR-01 (rule_book): Hursagmu's overview
             return min(-1, margin)
         return margin
 

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.rules.clock import GameClock
-from vigil.rules.commands import CharId
+from vigil.rules.commands import CharId, Ident, ManualDice
 
 MAX_COUNTER = 1_000_000
 """Harm keeps adding past the thresholds; this cap only keeps the numbers
@@ -22,23 +22,45 @@ MAX_DOSES = 1000
 """DESIGN "Limits": 1,000 poison doses (HUR-13)."""
 
 Counter = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNTER)]
-TraitName = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$")]
+# A trait's name, the key of a sheet's traits; the ``ref`` marker lets the
+# command catalogue offer a character's existing traits.
+TraitName = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$", extra={"ref": "trait"})
+]
 TraitLevel = Annotated[int, msgspec.Meta(ge=-20, le=100)]
 Name = Annotated[str, msgspec.Meta(max_length=64)]
 Difficulty = Annotated[int, msgspec.Meta(ge=0, le=50)]
 Day = Annotated[int, msgspec.Meta(ge=0)]
 PoisonKind = Literal["poison", "drug"]
 Resistance = Literal["roll", "flat"]
+PoisonId = Annotated[Ident, msgspec.Meta(extra={"ref": "poison"})]
+"""The key of one poison on a sheet (not a character's id)."""
 
 
 class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Table options. ``resistance`` (HUR-12): roll 2d6 + constitution, or
-    subtract constitution flat. ``wake_hour`` (HUR-09): None means the GM
-    calls "morning"; an hour makes every living character wake at that hour."""
+    """Table options, each with its default and its description (what
+    ``docs/rules/hursagmu.md`` and the command catalogue show); the rules
+    that read them are HUR-12 and HUR-09 in :mod:`vigil.rules.hursagmu.rule_book`."""
 
-    resistance: Resistance = "roll"
-    wake_hour: Annotated[int, msgspec.Meta(ge=0, le=23)] | None = None
-    manual_dice: bool = False
+    resistance: Annotated[
+        Resistance,
+        msgspec.Meta(
+            description=(
+                "How damage against constitution is resisted: roll 2d6 + constitution against the "
+                "damage, or subtract constitution from it flat, with no dice."
+            )
+        ),
+    ] = "roll"
+    wake_hour: Annotated[
+        Annotated[int, msgspec.Meta(ge=0, le=23)] | None,
+        msgspec.Meta(
+            description=(
+                "The hour of each day at which every living character wakes and makes its daily "
+                "recovery; when unset, the GM calls the morning."
+            )
+        ),
+    ] = None
+    manual_dice: ManualDice = False
 
 
 class RestTerms(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -88,7 +110,7 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     shocks: Counter = 0
     blind: bool = False
     deaf: bool = False
-    poisons: Annotated[dict[CharId, Poison], msgspec.Meta(max_length=1000)] = {}
+    poisons: Annotated[dict[PoisonId, Poison], msgspec.Meta(max_length=1000)] = {}
     poison_seq: Annotated[int, msgspec.Meta(ge=0)] = 0
     rest: RestTerms = msgspec.field(default_factory=RestTerms)
     recovered_day: Day | None = None
@@ -99,8 +121,8 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
     def level(self, trait: str) -> int:
         """A trait the rules need (constitution, willpower, athlete…) that is
-        not on the sheet counts as 0 (**Decision**): a timed effect such as a
-        poison dose cannot be refused for a missing number."""
+        not on the sheet counts as 0 (a Decision of "Traits the rules look up"
+        in :mod:`.rule_book`)."""
         return self.traits.get(trait, 0)
 
 

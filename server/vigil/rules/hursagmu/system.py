@@ -31,8 +31,10 @@ from vigil.rules.hursagmu.commands import (
 from vigil.rules.hursagmu.conditions import conditions, final_status, is_unconscious, sync
 from vigil.rules.hursagmu.penalties import SENSE_PENALTY, condition_penalty
 from vigil.rules.hursagmu.recovery import day_of
+from vigil.rules.hursagmu.rule_book import RULE_BOOK
 from vigil.rules.hursagmu.state import Character, HursagmuTable, Options
 from vigil.rules.outcome import Event, RuleError
+from vigil.rules.reference import RuleBook
 
 
 class HursagmuSystem:
@@ -41,6 +43,8 @@ class HursagmuSystem:
     character_type: type[Any] = Character
     options_type: type[Any] = Options
     commands: tuple[type[Command], ...] = COMMANDS
+    rule_book: RuleBook = RULE_BOOK
+    pending_choices: Mapping[str, tuple[str, ...]] = {}
 
     def new_table(self, options: Mapping[str, Any]) -> HursagmuTable:
         try:

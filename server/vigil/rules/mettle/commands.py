@@ -2,7 +2,8 @@
 
 An input that the rule text leaves to a person's judgement (a TN, whether a
 move was strenuous, the Cast Lot the table cast) is an explicit field; the
-engine never guesses it (rules README). Commands that may cast a lot inherit
+engine never guesses it ("Judgement calls are inputs" in
+:data:`vigil.rules.reference.COMMON`). Commands that may cast a lot inherit
 ``Rolls`` so that a GM with ``manual_dice`` can submit drawn lots by index.
 """
 
@@ -13,10 +14,23 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.rules.commands import CharId, Command, Rolls
-from vigil.rules.mettle.state import CheckKind, Discipline, Key, Level, Lot, Name, Penalty
+from vigil.rules.mettle.state import (
+    CheckKind,
+    Discipline,
+    DisciplineName,
+    InjuryId,
+    KitName,
+    Level,
+    Lot,
+    Name,
+    Penalty,
+)
 
 Amount = Annotated[int, msgspec.Meta(ge=1, le=1000)]
 Uses = Annotated[int, msgspec.Meta(ge=0, le=1000)]
+# Setting a kit's uses or a discipline's level may name a new one.
+NewKit = Annotated[KitName, msgspec.Meta(extra={"new": True})]
+NewDiscipline = Annotated[DisciplineName, msgspec.Meta(extra={"new": True})]
 
 
 class Pain(Rolls, kw_only=True, tag="mettle.pain"):
@@ -72,14 +86,14 @@ class InjuryRemove(Command, kw_only=True, tag="mettle.injury_remove"):
     """Esoteric means removing a whole injury (MET-16)."""
 
     char: CharId
-    injury: Key
+    injury: InjuryId
 
 
 class InjuryReduce(Command, kw_only=True, tag="mettle.injury_reduce"):
     """Esoteric means lowering one injury's penalty; at 0 it is removed."""
 
     char: CharId
-    injury: Key
+    injury: InjuryId
     amount: Amount
 
 
@@ -103,7 +117,7 @@ class Stabilize(Rolls, kw_only=True, tag="mettle.stabilize"):
     char: CharId
     helper: CharId
     discipline: Discipline
-    kit: Key
+    kit: KitName
     tn: Level | None = None
     modifiers: Level = 0
     lot: Lot | None = None
@@ -133,13 +147,13 @@ class Strenuous(Command, kw_only=True, tag="mettle.strenuous"):
 
 class KitSet(Command, kw_only=True, tag="mettle.kit_set"):
     char: CharId
-    kit: Key
+    kit: NewKit
     uses: Uses
 
 
 class DisciplineSet(Command, kw_only=True, tag="mettle.discipline_set"):
     char: CharId
-    discipline: Key
+    discipline: NewDiscipline
     level: Level
 
 

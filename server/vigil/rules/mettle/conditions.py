@@ -60,8 +60,9 @@ def wake(char: Character, now: float, char_id: str, rule: str) -> list[Event]:
 def after_relief(char: Character, now: float, char_id: str, rule: str) -> list[Event]:
     """MET-08/MET-12/MET-19: where lowered pain leaves a character. Pain below
     mettle wakes it; a stabilized dying character at exactly mettle is no
-    longer dying but stays unconscious (Decision of MET-08: equal keeps
-    unconscious); above mettle it stays dying with the same deadline."""
+    longer dying but stays unconscious (the Decision of MET-08 in
+    :mod:`.rule_book`: equal keeps unconscious); above mettle it stays dying
+    with the same deadline."""
     if char.status == "unconscious" and char.pain < char.mettle:
         return wake(char, now, char_id, rule)
     if char.status == "dying" and char.stabilized and char.pain <= char.mettle:

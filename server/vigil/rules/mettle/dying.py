@@ -1,9 +1,8 @@
 """The dying clock and stabilizing (MET-10, MET-11).
 
-Decision (MET-11): an attempt "takes pain minutes", which read literally
-could never end before an unstabilized spirit departs (dying means pain >
-mettle). So the check resolves when the attempt starts and the helper is
-then busy for the target's current pain in minutes.
+The check resolves when the attempt starts and the helper is then busy for
+the target's current pain in minutes (a Decision of MET-11 in
+:mod:`.rule_book`, which says why).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.rules.clock import GameClock
-from vigil.rules.commands import CharId
+from vigil.rules.commands import CharId, ManualDice
 
 Lot = Literal["crit", "plain", "fail"]
 Status = Literal["active", "unconscious", "dying", "departed"]
@@ -25,6 +25,11 @@ LOTS: tuple[Lot, ...] = ("crit", "plain", "fail")
 
 Name = Annotated[str, msgspec.Meta(max_length=64)]
 Key = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+# Ids of things on a sheet; the ``ref`` marker lets the command catalogue
+# offer a character's existing ones (its injuries, kits, disciplines).
+InjuryId = Annotated[Key, msgspec.Meta(extra={"ref": "injury"})]
+KitName = Annotated[Key, msgspec.Meta(extra={"ref": "kit"})]
+DisciplineName = Annotated[Key, msgspec.Meta(extra={"ref": "discipline"})]
 Time = Annotated[float, msgspec.Meta(ge=0)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Mettle = Annotated[int, msgspec.Meta(ge=1, le=1000)]
@@ -37,7 +42,7 @@ class Injury(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """One injury, tracked on its own because each heals in parallel at a
     Respite and esoteric means remove a whole injury by its id (MET-16)."""
 
-    id: Key
+    id: InjuryId
     label: Name = ""
     penalty: Penalty
 
@@ -72,34 +77,45 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     resting: bool = False
     rest_since: Time | None = None
     rest_hours: Count = 0
-    kits: Annotated[dict[Key, Count], msgspec.Meta(max_length=64)] = {}
-    disciplines: Annotated[dict[Key, Level], msgspec.Meta(max_length=64)] = {}
+    kits: Annotated[dict[KitName, Count], msgspec.Meta(max_length=64)] = {}
+    disciplines: Annotated[dict[DisciplineName, Level], msgspec.Meta(max_length=64)] = {}
     busy_until: Time | None = None
 
 
 class LotWeights(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Relative weights of the three lots when the server draws them (MET-02)."""
 
-    crit: Weight = 1
-    plain: Weight = 10
-    fail: Weight = 1
+    crit: Annotated[Weight, msgspec.Meta(description="How often a drawn lot is a crit.")] = 1
+    plain: Annotated[Weight, msgspec.Meta(description="How often a drawn lot is plain.")] = 10
+    fail: Annotated[Weight, msgspec.Meta(description="How often a drawn lot is a fail.")] = 1
 
 
 class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Table options.
+    """Table options, each with its default and its description (what
+    ``docs/rules/mettle.md`` and the command catalogue show); the rules that
+    read them are MET-02 and MET-11 in :mod:`vigil.rules.mettle.rule_book`.
+    With ``manual_dice`` the GM gives drawn lots by index (0 crit, 1 plain,
+    2 fail) in a command's ``lots``."""
 
-    ``lot_weights`` (default None, MET-02): the server draws the Cast Lot of a
-    check whose command gives none; None means such a check is plain.
-    ``manual_dice`` (default False): the GM may submit drawn lots by index
-    (0 crit, 1 plain, 2 fail) in a command's ``lots``.
-    ``stabilize_tn`` (default None, MET-11): the TN of a stabilize attempt
-    that does not give one (a player's attempt as the helper); None means
-    every attempt needs the GM's TN.
-    """
-
-    lot_weights: LotWeights | None = None
-    manual_dice: bool = False
-    stabilize_tn: Level | None = None
+    lot_weights: Annotated[
+        LotWeights | None,
+        msgspec.Meta(
+            description=(
+                "The server draws the Cast Lot of a check whose command gives none, with these "
+                "weights; when unset, such a check is plain."
+            )
+        ),
+    ] = None
+    manual_dice: ManualDice = False
+    stabilize_tn: Annotated[
+        Level | None,
+        msgspec.Meta(
+            description=(
+                "The target number of a stabilize attempt that gives none, such as a player's attempt "
+                "as the helper; when unset, every attempt needs the GM's target number."
+            )
+        ),
+    ] = None
 
 
 class MettleTable(msgspec.Struct, kw_only=True):

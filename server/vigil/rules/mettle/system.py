@@ -15,8 +15,10 @@ from vigil.rules.mettle import commands as c
 from vigil.rules.mettle import dying, injuries, pain, rattle, rest
 from vigil.rules.mettle import words as _words  # noqa: F401  (registers templates)
 from vigil.rules.mettle.check import cast_lot, injury_penalty, resolve
+from vigil.rules.mettle.rule_book import RULE_BOOK
 from vigil.rules.mettle.state import Character, MettleTable, Options
 from vigil.rules.outcome import Event, RuleError
+from vigil.rules.reference import RuleBook
 
 MAX_KITS = 64
 MAX_DISCIPLINES = 64
@@ -29,21 +31,22 @@ class MettleSystem:
     character_type: type[Any] = Character
     options_type: type[Any] = Options
     commands: tuple[type[Command], ...] = c.COMMANDS
+    rule_book: RuleBook = RULE_BOOK
+    pending_choices: Mapping[str, tuple[str, ...]] = {}
 
     def new_table(self, options: Mapping[str, Any]) -> MettleTable:
         try:
             opts = msgspec.convert(dict(options), Options)
         except msgspec.ValidationError as exc:
             raise RuleError("bad_options", reason=str(exc)) from None
-        weights = opts.lot_weights
-        if weights is not None and weights.crit + weights.plain + weights.fail == 0:
-            raise RuleError("bad_options", reason="lot weights must not all be 0")
+        _check_options(opts)
         return MettleTable(options=opts)
 
     def validate(self, table: MettleTable) -> None:
-        """Check invariants after an add, correction or revive, and fill in
-        the fields a status owns, so a GM who corrects ``status`` to dying
-        starts the clock and one who sets it back to active clears it."""
+        """Check invariants after an add, correction, revive or option change,
+        and fill in the fields a status owns, so a GM who corrects ``status``
+        to dying starts the clock and one who sets it back to active clears it."""
+        _check_options(table.options)
         for char_id, char in table.characters.items():
             _normalize(char, table.clock.now, char_id)
 
@@ -190,6 +193,14 @@ class MettleSystem:
         }
 
 
+def _check_options(options: Options) -> None:
+    """MET-02: lots drawn with weights that are all 0 cannot be drawn at all,
+    so such weights are refused however they are set."""
+    weights = options.lot_weights
+    if weights is not None and weights.crit + weights.plain + weights.fail == 0:
+        raise RuleError("bad_options", reason="lot weights must not all be 0")
+
+
 def _char(table: MettleTable, char_id: str) -> Character:
     char = table.characters.get(char_id)
     if char is None:
@@ -258,7 +269,8 @@ def _lower_rattle(table: MettleTable, char_id: str, amount: int, code: str, rule
 
 def _effort(char: Character, clock: GameClock, char_id: str, effort: int) -> list[Event]:
     """MET-13: other activity removes 1 rattle per 4 Effort; the remainder
-    carries over. Decision: Effort spent while not rattled does not bank."""
+    carries over. Effort spent while not rattled does not bank (a Decision
+    in :mod:`.rule_book`)."""
     rattle.materialize(char, clock)
     total = char.effort_toward_rattle + effort if char.rattle > 0 else 0
     removed = min(total // 4, char.rattle)
