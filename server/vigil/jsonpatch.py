@@ -96,15 +96,18 @@ def _apply_one(doc: Any, op: Op) -> Any:
     parent = resolve(doc, parent_path)
     key = _unescape(last)
     if isinstance(parent, list):
-        index = len(parent) if key == "-" else int(key)
-        if kind == "add":
-            parent.insert(index, op["value"])
-        elif kind == "replace":
-            parent[index] = op["value"]
-        elif kind == "remove":
-            del parent[index]
-        else:
+        if kind not in ("add", "replace", "remove"):
             raise PatchError(f"unsupported op {kind}")
+        try:
+            index = len(parent) if key == "-" else int(key)
+            if kind == "add":
+                parent.insert(index, op["value"])
+            elif kind == "replace":
+                parent[index] = op["value"]
+            else:
+                del parent[index]
+        except (ValueError, IndexError):
+            raise PatchError(f"no list member at {path!r}") from None
         return doc
     if not isinstance(parent, dict):
         raise PatchError(f"no object at {parent_path!r}")

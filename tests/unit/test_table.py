@@ -1,0 +1,297 @@
+"""The table without a socket: a command becomes a change that is kept
+only on commit; each commit gives every watching audience exactly the
+patch from the view it was sent to its new one; a mark and a restore undo
+anything not durable; undo compensates a GM change or refuses."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import msgspec
+import pytest
+
+from vigil import jsonpatch
+from vigil.changes import Change
+from vigil.net.config import Config
+from vigil.rules.commands import Command
+from vigil.rules.dice import RandomDice
+from vigil.rules.game import Actor, Ctx
+from vigil.rules.games import GAMES
+from vigil.rules.mettle.commands import Heal, Rattle
+from vigil.rules.outcome import RuleError
+from vigil.table import DEFAULT_SETTINGS, Table
+from vigil.table_commands import CharacterCreate, CharacterMeta, ClockRun, TableOptions
+from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, AudiencePatch
+
+WALL = 1_000_000.0
+GM = Actor(id="gm#1", role="gm")
+PLAYER = Actor(id="anna#2", role="player")
+ANNA = Audience("player", frozenset({"a"}))
+
+
+def _ctx(actor: Actor = GM) -> Ctx:
+    return Ctx(dice=RandomDice(1), actor=actor)
+
+
+def _table(undo_depth: int = Config().undo_depth) -> Table:
+    table = Table.new("t", GAMES["mettle"], "Test", {}, WALL, undo_depth=undo_depth)
+    _run(table, CharacterCreate(id="a", name="Anna", sheet={"mettle": 5}))
+    _run(table, CharacterCreate(id="b", name="Bran", kind="npc", sheet={"mettle": 3}))
+    return table
+
+
+def _run(table: Table, body: Command, actor: Actor = GM) -> tuple[Change, list[AudiencePatch]]:
+    change = table.prepare(body, WALL, _ctx(actor))
+    return change, table.commit(change)
+
+
+def _patched(table: Table, sent: dict[str, dict[str, Any]], patches: list[AudiencePatch]) -> None:
+    """Apply each audience's patch to a client-side copy of its view."""
+    for patch in patches:
+        for key in patch.keys:
+            sent[key] = jsonpatch.apply(sent[key], copy.deepcopy(patch.ops))
+
+
+def _json(value: Any) -> bytes:
+    return msgspec.json.encode(value)
+
+
+def test_a_new_table_is_empty_at_rev_zero_of_epoch_one() -> None:
+    table = Table.new("t", GAMES["dryh"], "Night", {}, WALL, undo_depth=5)
+    assert (table.epoch, table.rev, table.name, table.next_undo()) == (1, 0, "Night", None)
+    assert table.doc["system"] == "dryh" and table.doc["meta"] == {} and table.doc["undo"] == []
+    assert table.settings == DEFAULT_SETTINGS
+    assert table.anchor.mode == "paused" and table.anchor.wall == WALL
+    assert table.next_wake() is None
+
+
+def test_a_prepared_change_is_kept_only_on_commit() -> None:
+    table = _table()
+    doc, state, rev = table.doc, table.state, table.rev
+    change = table.prepare(Rattle(char="a", amount=2), WALL, _ctx())
+    assert table.doc is doc and table.state is state and table.rev == rev
+    assert change.doc["state"]["characters"]["a"]["rattle"] == 2
+    table.commit(change)
+    assert change.rev == table.rev == rev + 1
+    assert table.doc is change.doc and table.state.characters["a"].rattle == 2
+
+
+def test_a_refused_command_changes_nothing() -> None:
+    table = _table()
+    before = _json(table.doc)
+    with pytest.raises(RuleError) as info:
+        table.prepare(Heal(char="nobody", amount=1), WALL, _ctx())
+    assert info.value.code == "unknown_character"
+    assert _json(table.doc) == before
+
+
+def test_only_gm_changes_are_undoable_and_only_the_newest_few() -> None:
+    table = _table(undo_depth=2)
+    _run(table, Rattle(char="a", amount=1))
+    _run(table, Rattle(char="a", amount=1))
+    _run(table, Rattle(char="a", amount=1))
+    assert table.doc["undo"] == [table.rev - 1, table.rev]
+    player_change, _ = _run(table, Rattle(char="a", amount=1), actor=PLAYER)
+    assert not player_change.undoable and table.next_undo() == table.rev - 1
+
+
+def test_each_commit_patches_every_watching_audience_to_its_new_view() -> None:
+    table = _table()
+    audiences = [GM_AUDIENCE, PUBLIC_AUDIENCE, ANNA]
+    sent = {a.key: copy.deepcopy(table.watch(a)) for a in audiences}
+    for body in (
+        Rattle(char="a", amount=2),
+        Rattle(char="b", amount=1),
+        CharacterMeta(char="b", notes="secret plans"),
+        CharacterMeta(char="b", visibility="hidden"),
+        CharacterMeta(char="a", name="Anna the Bold"),
+    ):
+        _change, patches = _run(table, body)
+        assert sorted(k for p in patches for k in p.keys) == sorted(a.key for a in audiences)
+        _patched(table, sent, patches)
+        for audience in audiences:
+            assert _json(sent[audience.key]) == _json(table.view(audience)), (body, audience)
+
+
+def test_a_change_nobody_else_may_see_still_reaches_everyone_as_an_empty_patch() -> None:
+    """Revs stay gapless for every audience: a gap always means a lost patch."""
+    table = _table()
+    table.watch(GM_AUDIENCE)
+    table.watch(PUBLIC_AUDIENCE)
+    _change, patches = _run(table, CharacterMeta(char="b", notes="only the GM reads this"))
+    by_key = {k: p.ops for p in patches for k in p.keys}
+    assert by_key == {
+        "public": [],
+        "gm": [{"op": "replace", "path": "/characters/b/notes", "value": "only the GM reads this"}],
+    }
+
+
+def test_audiences_that_see_alike_share_one_view_and_one_patch() -> None:
+    """Once patched, audiences with the same sight (here: the public and a
+    player whose character is not at the table) hold one view object, and
+    the next rev's patch is one object for them all (encoded once)."""
+    table = _table()
+    stranger = Audience("player", frozenset({"nobody-here"}))
+    for audience in (GM_AUDIENCE, PUBLIC_AUDIENCE, stranger, ANNA):
+        table.watch(audience)
+    _run(table, Rattle(char="b", amount=1))
+    assert table.seen_by(PUBLIC_AUDIENCE) is table.seen_by(stranger)
+    _change, patches = _run(table, Rattle(char="b", amount=1))
+    assert sorted(sorted(p.keys) for p in patches) == [["gm"], ["player:a"], ["player:nobody-here", "public"]]
+
+
+def test_a_hidden_character_never_reaches_the_public_view() -> None:
+    table = _table()
+    table.watch(PUBLIC_AUDIENCE)
+    _c, patches = _run(
+        table, CharacterCreate(id="ghost", name="Ghost", visibility="hidden", sheet={"mettle": 1})
+    )
+    _c, more = _run(table, Rattle(char="ghost", amount=3))
+    public = [op for p in patches + more if "public" in p.keys for op in p.ops]
+    assert "ghost" not in _json(public).decode()
+    assert "ghost" not in table.view(PUBLIC_AUDIENCE)["characters"]
+    assert "ghost" in table.view(GM_AUDIENCE)["characters"]
+
+
+def test_status_only_characters_show_no_numbers_to_others() -> None:
+    table = _table()
+    public = table.view(PUBLIC_AUDIENCE)["characters"]
+    assert "sheet" in public["a"] and "sheet" not in public["b"]  # pc full, npc status by default
+    assert "sheet" in table.view(GM_AUDIENCE)["characters"]["b"]
+
+
+def test_seen_by_is_the_view_sent_while_watching() -> None:
+    table = _table()
+    sent = table.watch(ANNA)
+    _run(table, Rattle(char="a", amount=1))
+    assert table.seen_by(ANNA) is not sent  # patched to the new rev
+    assert _json(table.seen_by(ANNA)) == _json(table.view(ANNA))
+    assert _json(table.seen_by(PUBLIC_AUDIENCE)) == _json(table.view(PUBLIC_AUDIENCE))
+
+
+def test_a_forgotten_audience_gets_no_more_patches() -> None:
+    table = _table()
+    table.watch(GM_AUDIENCE)
+    table.watch(ANNA)
+    table.forget(ANNA.key)
+    _change, patches = _run(table, Rattle(char="a", amount=1))
+    assert [p.keys for p in patches] == [["gm"]]
+
+
+def test_restore_takes_the_table_and_its_views_back_to_the_mark() -> None:
+    """What a failed commit needs: as if nothing since the mark happened,
+    including an audience that started watching meanwhile."""
+    table = _table()
+    gm_view = table.watch(GM_AUDIENCE)
+    doc_bytes, rev, epoch = _json(table.doc), table.rev, table.epoch
+    mark = table.mark()
+    _run(table, Rattle(char="a", amount=2))
+    _run(table, CharacterMeta(char="b", name="Renamed"))
+    table.watch(ANNA)
+    table.restore(mark)
+    assert (_json(table.doc), table.rev, table.epoch) == (doc_bytes, rev, epoch)
+    assert table.state.characters["a"].rattle == 0
+    assert table.seen_by(GM_AUDIENCE) is gm_view
+    assert _json(table.seen_by(ANNA)) == _json(table.view(ANNA))
+    # and the next change patches from the restored views
+    sent = {GM_AUDIENCE.key: copy.deepcopy(gm_view), ANNA.key: copy.deepcopy(table.seen_by(ANNA))}
+    _change, patches = _run(table, Heal(char="a", amount=1))
+    _patched(table, sent, patches)
+    assert _json(sent["gm"]) == _json(table.view(GM_AUDIENCE))
+
+
+def test_a_new_epoch_keeps_the_state_and_forgets_the_history() -> None:
+    table = _table()
+    table.watch(PUBLIC_AUDIENCE)
+    _run(table, Rattle(char="a", amount=1))
+    state_doc = _json(table.doc["state"])
+    table.new_epoch()
+    assert (table.epoch, table.rev, table.next_undo()) == (2, 0, None)
+    assert _json(table.doc["state"]) == state_doc
+    assert _json(table.seen_by(PUBLIC_AUDIENCE)) == _json(table.view(PUBLIC_AUDIENCE))
+    change, _ = _run(table, Rattle(char="a", amount=1))
+    assert change.rev == 1
+
+
+def test_undo_compensates_the_newest_gm_change() -> None:
+    table = _table()
+    before = _json(table.doc["state"])
+    change, _ = _run(table, Rattle(char="a", amount=3))
+    entry = change.entry(table.id, table.epoch, WALL)
+    undo = table.undo(entry, _ctx())
+    assert undo.kind == "undo" and undo.result == {"undone": change.rev}
+    assert [e.code for e in undo.events] == ["undone"]
+    table.commit(undo)
+    assert _json(table.doc["state"]) == before
+    assert change.rev not in table.doc["undo"]
+
+
+def test_undo_refuses_a_stale_entry_or_a_change_overwritten_since() -> None:
+    table = _table()
+    first, _ = _run(table, Rattle(char="a", amount=1))
+    old_entry = first.entry(table.id, table.epoch, WALL)
+    second, _ = _run(table, Rattle(char="a", amount=1))
+    with pytest.raises(RuleError) as stale:
+        table.undo(old_entry, _ctx())  # not the top of the stack any more
+    assert stale.value.code == "undo_conflict"
+    with pytest.raises(RuleError):
+        table.undo(None, _ctx())
+    entry = second.entry(table.id, table.epoch, WALL)
+    # A change that is not undoable (the table leaves permissions to the
+    # server) overwrites what the GM's change wrote.
+    _run(table, Rattle(char="a", amount=1), actor=PLAYER)
+    with pytest.raises(RuleError) as conflict:
+        table.undo(entry, _ctx())
+    assert conflict.value.code == "undo_conflict" and conflict.value.params == {"rev": second.rev}
+
+
+def test_the_clock_wakes_the_table_for_its_next_due_effect() -> None:
+    table = _table()
+    _run(table, ClockRun(rate=1.0))
+    _run(table, Rattle(char="a", amount=2))
+    wake = table.next_wake()
+    assert wake is not None and wake > WALL
+    assert table.advance(wake - 0.5, _ctx(Actor())) is None
+    due = table.advance(wake, _ctx(Actor()))
+    assert due is not None and due.kind == "clock" and not due.undoable
+    assert [e.code for e in due.events] == ["rattle_gone"]
+
+
+def test_halting_pauses_the_clock_where_the_rules_are() -> None:
+    table = _table()
+    _run(table, ClockRun(rate=2.0))
+    halted = table.halt(WALL + 100, _ctx(Actor()), "clock_halted", {"code": "advance_too_large"})
+    table.commit(halted)
+    assert table.anchor.mode == "paused" and table.anchor.game == table.state.clock.now
+    assert halted.events[0].code == "clock_halted"
+
+
+def test_table_options_set_the_games_and_the_servers_own() -> None:
+    table = _table()
+    _run(table, TableOptions(options={"pause_without_gm": False, "stabilize_tn": 12}))
+    assert table.settings["pause_without_gm"] is False
+    assert table.state.options.stabilize_tn == 12
+    for options, code in (
+        ({"pause_without_gm": 1}, "bad_options"),
+        ({"stabilize_tn": "high"}, "bad_options"),
+        ({"no_such_option": 1}, "bad_field"),
+    ):
+        with pytest.raises(RuleError) as info:
+            table.prepare(TableOptions(options=options), WALL, _ctx())
+        assert info.value.code == code, options
+
+
+def test_a_committed_change_becomes_a_log_entry_with_its_sentences() -> None:
+    table = _table()
+    before = copy.deepcopy(table.doc)
+    change, _ = _run(table, Rattle(char="a", amount=2))
+    entry = change.entry(table.id, table.epoch, WALL + 1)
+    assert (entry.table, entry.epoch, entry.rev, entry.wall) == ("t", 1, change.rev, WALL + 1)
+    assert entry.actor == "gm#1" and entry.kind == "command"
+    assert entry.command == {"type": "mettle.rattle", "char": "a", "amount": 2}
+    assert entry.events[0]["code"] == "rattle_received" and entry.events[0]["text"]
+    assert "{" not in entry.events[0]["text"]
+    # The ops take the rules' state forward (recovery), the inverse back (undo).
+    assert _json(jsonpatch.apply(copy.deepcopy(before), entry.ops)["state"]) == _json(table.doc["state"])
+    assert _json(jsonpatch.apply(copy.deepcopy(table.doc), entry.inverse)["state"]) == _json(before["state"])
