@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from _dryh_helpers import PLAYER, by_code, codes, new_table, refused, rolled, run
+from dryh_helpers import PLAYER, codes, new_table, one, refused, rolled, run
 
 from vigil.rules.commands import Correct
 from vigil.rules.dryh import commands as c
@@ -84,7 +84,7 @@ def test_dryh10_no_coin_when_only_despair_made_pain_dominate() -> None:
     assert t.rolls["a"].dominant == "pain"
     t, ev = run(t, c.Resolve(char="a"))
     assert "despair_withheld" in codes(ev) and "despair_paid" not in codes(ev)
-    assert by_code(ev, "despair_withheld")[0].rule == "DRYH-10"
+    assert one(ev, "despair_withheld").rule == "DRYH-10"
     assert t.despair == 0 and t.hope == 1 and "a" not in t.rolls
 
 
@@ -165,7 +165,7 @@ def test_dryh12_major_exhaustion_talent_is_the_plus_one() -> None:
     refused(t, c.Declare(char="a", exhaustion_up=True), "exhaustion_up_once")
     t, ev = run(t, c.Roll(char="a"), [6, 5, 4, 4, 1, 1, 1, 1])
     assert t.characters["a"].exhaustion == 3
-    assert by_code(ev, "exhaustion_raised")[0].rule == "DRYH-12"
+    assert one(ev, "exhaustion_raised").rule == "DRYH-12"
     assert (t.rolls["a"].successes, t.rolls["a"].degree) == (3, 4)
 
 

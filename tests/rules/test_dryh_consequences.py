@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _dryh_helpers import PLAYER, by_code, codes, new_table, refused, rolled, run
+from dryh_helpers import PLAYER, by_code, codes, new_table, one, refused, rolled, run
 
 from vigil.rules.commands import Correct
 from vigil.rules.dryh import commands as c
@@ -47,8 +47,8 @@ def test_dryh15_exhaustion_dominates_plus_one_and_dryh17_crash() -> None:
     t, _ = rolled(t, d=[2], e=[6, 1, 1, 1, 1, 1], p=[5])
     t, ev = run(t, c.Resolve(char="a"))
     assert codes(ev) == ["roll_resolved", "exhaustion_raised", "crashed", "roll_closed"]
-    assert by_code(ev, "exhaustion_raised")[0].rule == "DRYH-15"
-    assert by_code(ev, "crashed")[0].rule == "DRYH-17"
+    assert one(ev, "exhaustion_raised").rule == "DRYH-15"
+    assert one(ev, "crashed").rule == "DRYH-17"
     a = t.characters["a"]
     assert (a.exhaustion, a.status) == (7, "crashed")
     assert SYSTEM.summary(t, "a").badges == ["crashed"]
@@ -125,7 +125,7 @@ def test_dryh19_pain_dominates_pays_despair() -> None:
     t = new_table({"a": {"discipline": 1}})
     t, _ = rolled(t, d=[3], p=[6])
     t, ev = run(t, c.Resolve(char="a"))
-    assert t.despair == 1 and by_code(ev, "despair_paid")[0].rule == "DRYH-19"
+    assert t.despair == 1 and one(ev, "despair_paid").rule == "DRYH-19"
 
 
 HELPED = {"a": {"discipline": 1, "madness": 1}, "b": {"discipline": 1}, "h": {"discipline": 2}}
@@ -150,7 +150,7 @@ def test_dryh20_helpers_share_madness_with_their_own_choice() -> None:
     t, _ = rolled(t, d=[1], m=[6], helpers={"b": [5], "h": [1, 1]})
     t, ev = run(t, c.Resolve(char="a"))
     assert t.rolls["a"].pending == {"a": "madness", "b": "madness"}
-    assert by_code(ev, "snapped")[0].char == "h" and t.characters["h"].discipline == 1
+    assert one(ev, "snapped").char == "h" and t.characters["h"].discipline == 1
     t, ev = run(t, c.Choose(char="a", who="b", choice="check_fight"), actor=PLAYER)
     assert codes(ev) == ["response_checked"] and ev[0].rule == "DRYH-20"
     assert t.characters["b"].fight == 1 and "a" in t.rolls
@@ -190,9 +190,9 @@ def test_dryh21_failure_consequences_on() -> None:
     refused(ok, c.Resolve(char="a", failure="fight"), "roll_succeeded")
     pain, _ = rolled(t, d=[5], p=[6, 1])
     done, ev = run(pain, c.Resolve(char="a", failure="flight"))
-    assert done.characters["a"].flight == 1 and by_code(ev, "response_checked")[0].rule == "DRYH-21"
+    assert done.characters["a"].flight == 1 and one(ev, "response_checked").rule == "DRYH-21"
     done, ev = run(pain, c.Resolve(char="a", failure="exhaustion"))
-    assert done.characters["a"].exhaustion == 1 and by_code(ev, "exhaustion_raised")[0].rule == "DRYH-21"
+    assert done.characters["a"].exhaustion == 1 and one(ev, "exhaustion_raised").rule == "DRYH-21"
     mad, _ = rolled(t, d=[5], m=[6], p=[1], declare={"madness": 1})
     refused(mad, c.Resolve(char="a", failure="fight"), "failure_same_kind")
     run(mad, c.Resolve(char="a", failure="exhaustion"))

@@ -149,7 +149,7 @@ scripts = st.lists(
 
 
 def start() -> DryhTable:
-    from _dryh_helpers import new_table
+    from dryh_helpers import new_table
 
     t = new_table(
         {

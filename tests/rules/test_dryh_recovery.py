@@ -7,7 +7,7 @@ import re
 
 import msgspec
 import pytest
-from _dryh_helpers import GM, PLAYER, codes, new_table, refused, rolled, run
+from dryh_helpers import GM, PLAYER, codes, new_table, refused, rolled, run
 
 from vigil.rules import engine
 from vigil.rules.commands import CombatStart, Command, Correct, RemoveCharacter, Revive

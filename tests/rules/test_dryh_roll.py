@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from _dryh_helpers import GM, PLAYER, by_code, codes, new_table, refused, rolled, run
+from dryh_helpers import GM, PLAYER, codes, new_table, one, refused, rolled, run
 
 from vigil.rules.commands import Correct
 from vigil.rules.dice import RandomDice
@@ -139,7 +139,7 @@ def test_dryh04_pools_and_draw_order() -> None:
         True,
         "pain",
     )  # P[6,6] beats D[6,1]
-    roll_ev = by_code(ev, "roll_rolled")[0]
+    roll_ev = one(ev, "roll_rolled")
     assert roll_ev.params["dice"]["pain"] == [1, 2, 6, 6] and roll_ev.rule == "DRYH-04"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hursagmu_kit import SYSTEM, add, codes, ctx, first, new, refused, run
+from hursagmu_helpers import SYSTEM, add, codes, ctx, new_table, one, refused, run
 
 from vigil.rules import engine
 from vigil.rules.commands import Correct, Revive
@@ -25,11 +25,11 @@ from vigil.rules.hursagmu.state import Character, HursagmuTable
 
 
 def test_hur04_ten_stuns_is_unconscious() -> None:
-    t = add(new(), "c")
+    t = add(new_table(), "c")
     out = run(t, Harm(char="c", stuns=9))
     assert codes(out.events) == ["harmed"]
     out = run(out.state, Harm(char="c", stuns=1))
-    started = first(out.events, "condition_started")
+    started = one(out.events, "condition_started")
     assert (started.params["condition"], started.rule) == ("unconscious", "HUR-04")
     assert SYSTEM.summary(out.state, "c").badges == ["unconscious", "resting"]
 
@@ -51,17 +51,17 @@ def test_hur05_hur06_thresholds(wounds: int, shocks: int, expected: list[str]) -
 
 
 def test_hur05_wounds_reaching_twenty_kill_and_final_state_is_reported_alone() -> None:
-    t = add(new(), "c", wounds=15, stuns=12)
+    t = add(new_table(), "c", wounds=15, stuns=12)
     out = run(t, Harm(char="c", wounds=5))
     assert codes(out.events) == ["harmed", "condition_started"]
-    assert first(out.events, "condition_started").params["condition"] == "dead"
+    assert one(out.events, "condition_started").params["condition"] == "dead"
     assert SYSTEM.final_status(out.state, "c") == "dead"
     assert SYSTEM.summary(out.state, "c").badges == ["dead"]
 
 
 def test_hur06_shocks_reaching_twenty_are_insane() -> None:
-    out = run(add(new(), "c", shocks=19), Harm(char="c", shocks=1))
-    started = first(out.events, "condition_started")
+    out = run(add(new_table(), "c", shocks=19), Harm(char="c", shocks=1))
+    started = one(out.events, "condition_started")
     assert (started.params["condition"], started.rule) == ("insane", "HUR-06")
     assert SYSTEM.final_status(out.state, "c") == "insane"
 
@@ -84,12 +84,12 @@ FINAL_COMMANDS = [
 @pytest.mark.parametrize("cmd", FINAL_COMMANDS)
 @pytest.mark.parametrize("sheet", [{"wounds": 20}, {"shocks": 20}])
 def test_hur05_hur06_final_state_refuses_every_command(cmd: object, sheet: dict[str, int]) -> None:
-    t = add(new(), "c", traits={"lore": 3}, stuns=3, **sheet)
+    t = add(new_table(), "c", traits={"lore": 3}, stuns=3, **sheet)
     refused(t, cmd, "final_state", 3, 4, 3, 4)  # type: ignore[arg-type]
 
 
 def test_hur05_revive_and_correct_are_the_way_out() -> None:
-    t = add(new(), "c", wounds=22)
+    t = add(new_table(), "c", wounds=22)
     revived = engine.apply(SYSTEM, t, Revive(char="c", fields={"wounds": 19}), ctx()).state
     assert SYSTEM.final_status(revived, "c") is None
     fixed = engine.apply(SYSTEM, t, Correct(char="c", field="wounds", value=0), ctx()).state
@@ -98,41 +98,41 @@ def test_hur05_revive_and_correct_are_the_way_out() -> None:
 
 def test_hur12_damage_resisted_with_constitution_roll() -> None:
     """HUR-12 (roll): 2d6 + con + bonus vs D; a failure takes D − total."""
-    t = add(new(), "c", traits={"constitution": 3})
+    t = add(new_table(), "c", traits={"constitution": 3})
     out = run(t, Damage(char="c", amount=12), 2, 3)  # 8 vs 12: 4 wounds
-    event = first(out.events, "resisted")
+    event = one(out.events, "resisted")
     assert (event.rule, event.params["faces"], event.params["harm"]) == ("HUR-12", [2, 3], 4)
     assert out.state.characters["c"].wounds == 4
     out = run(t, Damage(char="c", amount=12, bonus=4), 2, 3)  # 12 vs 12: none
     assert out.state.characters["c"].wounds == 0
     out = run(t, Damage(char="c", amount=3), 1, 1)  # natural 2 fails, 5 ≥ 3: 0
-    assert (first(out.events, "resisted").params["success"], out.state.characters["c"].wounds) == (
+    assert (one(out.events, "resisted").params["success"], out.state.characters["c"].wounds) == (
         False,
         0,
     )
 
 
 def test_hur12_flat_resistance_option_rolls_no_dice() -> None:
-    t = add(new(resistance="flat"), "c", traits={"constitution": 3})
+    t = add(new_table(resistance="flat"), "c", traits={"constitution": 3})
     out = run(t, Damage(char="c", amount=12, bonus=2))
     assert out.state.characters["c"].wounds == 7
-    assert first(out.events, "resisted").params["mode"] == "flat"
+    assert one(out.events, "resisted").params["mode"] == "flat"
     assert run(t, Damage(char="c", amount=4)).state.characters["c"].wounds == 1
     assert run(t, Damage(char="c", amount=2)).state.characters["c"].wounds == 0
 
 
 def test_hur12_missing_constitution_counts_as_zero() -> None:
-    out = run(add(new(), "c"), Damage(char="c", amount=10), 2, 3)
+    out = run(add(new_table(), "c"), Damage(char="c", amount=10), 2, 3)
     assert out.state.characters["c"].wounds == 5
 
 
 def test_harm_refusals_leave_state_unchanged() -> None:
-    t = add(new(), "c")
+    t = add(new_table(), "c")
     refused(t, Harm(char="c"), "no_harm")
     refused(t, Harm(char="zz", wounds=1), "unknown_character")
 
 
 def test_counters_are_capped_to_stay_encodable() -> None:
-    t: HursagmuTable = add(new(), "c", stuns=999_950)
+    t: HursagmuTable = add(new_table(), "c", stuns=999_950)
     out = run(t, Harm(char="c", stuns=100))
     assert out.state.characters["c"].stuns == 1_000_000

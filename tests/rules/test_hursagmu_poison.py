@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from hursagmu_kit import DAY, SYSTEM, add, advance, codes, ctx, first, new, refused, run
+from hursagmu_helpers import SYSTEM, add, advance, codes, ctx, new_table, one, refused, run
 
 from vigil.rules import engine
+from vigil.rules.clock import DAY
 from vigil.rules.commands import Correct
 from vigil.rules.hursagmu.commands import ApplyPoison
 from vigil.rules.hursagmu.state import HursagmuTable
@@ -14,7 +15,7 @@ from vigil.rules.outcome import RuleError
 
 
 def poisoned(damage: int = 5, interval: int = 6, duration: int = 20, **kw: object) -> HursagmuTable:
-    t = advance(add(new(), "c", traits={"constitution": 2, "willpower": 4}), 10).state
+    t = advance(add(new_table(), "c", traits={"constitution": 2, "willpower": 4}), 10).state
     cmd = ApplyPoison(char="c", damage=damage, interval=interval, duration=duration, **kw)  # type: ignore[arg-type]
     return run(t, cmd).state
 
@@ -43,18 +44,18 @@ def test_hur13_doses_fall_at_application_plus_k_intervals() -> None:
 def test_hur13_poison_resisted_with_constitution_causes_wounds() -> None:
     out = advance(poisoned(damage=10), 16, 1, 1)  # natural 2: 4 vs 10 → 6
     assert out.state.characters["c"].wounds == 6
-    assert first(out.events, "poison_dose").params["track"] == "wounds"
+    assert one(out.events, "poison_dose").params["track"] == "wounds"
 
 
 def test_hur13_drug_resisted_with_willpower_causes_shocks() -> None:
     out = advance(poisoned(damage=10, kind="drug"), 16, 1, 2)  # 7 vs 10 → 3
     ch = out.state.characters["c"]
     assert (ch.shocks, ch.wounds) == (3, 0)
-    assert first(out.events, "poison_dose").params["trait"] == "willpower"
+    assert one(out.events, "poison_dose").params["trait"] == "willpower"
 
 
 def test_hur13_flat_resistance_applies_to_doses() -> None:
-    t = advance(add(new(resistance="flat"), "c", traits={"constitution": 2}), 10).state
+    t = advance(add(new_table(resistance="flat"), "c", traits={"constitution": 2}), 10).state
     t = run(t, ApplyPoison(char="c", damage=5, interval=60, duration=120)).state
     out = advance(t, 200)
     assert out.state.characters["c"].wounds == 6
@@ -72,7 +73,7 @@ def test_hur13_two_applications_stack_as_separate_poisons() -> None:
 
 
 def test_hur13_poison_stops_at_death_and_produces_no_more_dues() -> None:
-    t = add(new(), "c", wounds=18)
+    t = add(new_table(), "c", wounds=18)
     t = run(t, ApplyPoison(char="c", damage=10, interval=6, duration=600)).state
     t = run(t, ApplyPoison(char="c", damage=1, interval=60, duration=600, kind="drug")).state
     out = advance(t, DAY, 1, 2)  # 3 vs 10 → 7 wounds: dead at 6 s
@@ -88,7 +89,7 @@ def test_hur13_poison_stops_at_death_and_produces_no_more_dues() -> None:
 
 
 def test_hur13_last_dose_that_kills_is_not_fought_off() -> None:
-    t = add(new(), "c", wounds=18)
+    t = add(new_table(), "c", wounds=18)
     t = run(t, ApplyPoison(char="c", damage=10, interval=6, duration=6)).state
     out = advance(t, 6, 1, 2)
     assert "poison_fought_off" not in codes(out.events)
@@ -102,7 +103,7 @@ def test_hur13_a_correction_to_death_stops_poisons() -> None:
 
 
 def test_hur13_poison_limits_are_refused() -> None:
-    t = add(new(), "c")
+    t = add(new_table(), "c")
     refused(t, ApplyPoison(char="c", damage=1, interval=60, duration=59), "poison_too_short")
     error = refused(t, ApplyPoison(char="c", damage=1, interval=6, duration=6006), "too_many_doses")
     assert error.params == {"doses": 1001, "limit": 1000}
@@ -122,7 +123,7 @@ def test_hur13_decoder_refuses_bad_fields() -> None:
 def test_hur13_a_years_jump_with_a_per_round_poison_hits_the_engine_cap() -> None:
     """The work of one advance is bounded: past ctx.max_effects it is refused
     before anything is kept (DESIGN "Time")."""
-    t = add(new(), "c", traits={"constitution": 50})
+    t = add(new_table(), "c", traits={"constitution": 50})
     t = run(t, ApplyPoison(char="c", damage=1, interval=6, duration=6000)).state
     before = msgspec.json.encode(t)
     from vigil.rules.dice import RandomDice
@@ -141,7 +142,7 @@ def test_hur08_a_years_jump_unconscious_hits_the_engine_cap() -> None:
     ~5 million rounds, refused by the cap rather than computed."""
     from vigil.rules.dice import RandomDice
 
-    t = add(new(), "c", stuns=10_000)
+    t = add(new_table(), "c", stuns=10_000)
     with pytest.raises(RuleError) as info:
         engine.advance(SYSTEM, t, 365 * DAY, ctx(dice=RandomDice(3), max_effects=2000))
     assert info.value.code == "advance_too_large"

@@ -7,11 +7,12 @@ from __future__ import annotations
 import contextlib
 
 import msgspec
-from hursagmu_kit import DAY, HOUR, SYSTEM, ctx, new
+from hursagmu_helpers import SYSTEM, ctx, new_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vigil.rules import engine
+from vigil.rules.clock import DAY, HOUR
 from vigil.rules.commands import AddCharacter, CombatEnd, CombatStart, Command, NextRound
 from vigil.rules.dice import RandomDice
 from vigil.rules.hursagmu.commands import (
@@ -45,7 +46,7 @@ poison_st = st.builds(
 def setup(
     wake_hour: int | None, stuns: list[int], cons: list[int], poisons: list[ApplyPoison]
 ) -> HursagmuTable:
-    t = new(wake_hour=wake_hour)
+    t = new_table(wake_hour=wake_hour)
     for cid, s, c in zip(IDS, stuns, cons, strict=True):
         sheet = {
             "stuns": s,

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from hursagmu_kit import DAY, HOUR, add, advance, codes, first, new, refused, run
+from hursagmu_helpers import add, advance, codes, new_table, one, refused, run
 
+from vigil.rules.clock import DAY, HOUR
 from vigil.rules.hursagmu.commands import Harm, Heal, Morning, SetRest
 from vigil.rules.hursagmu.state import HursagmuTable, RestTerms
 
 
 def juk() -> HursagmuTable:
-    return add(new(), "juk", name="Juk", traits={"constitution": 6}, wounds=10)
+    return add(new_table(), "juk", name="Juk", traits={"constitution": 6}, wounds=10)
 
 
 def test_hur09_juks_week_worked_example() -> None:
@@ -18,7 +19,7 @@ def test_hur09_juks_week_worked_example() -> None:
     wounds, 13 → no change; a natural 12 (18) → 18."""
     t = advance(juk(), 1 * DAY + 7 * HOUR).state  # Tuesday morning
     out = run(t, Morning(char="juk"), 3, 4)
-    rolled = first(out.events, "recovery_rolled")
+    rolled = one(out.events, "recovery_rolled")
     assert rolled.rule == "HUR-09"
     assert rolled.params["faces"] == [3, 4]
     assert (rolled.params["total"], rolled.params["dx"]) == (13, 3)
@@ -26,20 +27,20 @@ def test_hur09_juks_week_worked_example() -> None:
 
     t = advance(out.state, 2 * DAY + 7 * HOUR).state  # Wednesday
     out = run(t, Morning(char="juk"), 6, 2)
-    assert first(out.events, "recovery_rolled").params["dx"] == 7
+    assert one(out.events, "recovery_rolled").params["dx"] == 7
     assert out.state.characters["juk"].wounds == 0
 
     t = advance(out.state, 3 * DAY + 15 * HOUR).state  # Thursday: the bear
     t = run(t, Harm(char="juk", wounds=19)).state
     t = advance(t, 4 * DAY + 7 * HOUR).state  # Friday
     out = run(t, Morning(char="juk"), 3, 4)
-    rolled = first(out.events, "recovery_rolled")
+    rolled = one(out.events, "recovery_rolled")
     assert (rolled.params["total"], rolled.params["success"]) == (13, False)
     assert out.state.characters["juk"].wounds == 19
 
     t = advance(out.state, 5 * DAY + 7 * HOUR).state  # Saturday
     out = run(t, Morning(char="juk"), 6, 6)
-    rolled = first(out.events, "recovery_rolled")
+    rolled = one(out.events, "recovery_rolled")
     assert (rolled.params["total"], rolled.params["dx"]) == (18, 1)
     assert out.state.characters["juk"].wounds == 18
 
@@ -52,27 +53,27 @@ def test_hur11_sarah_heals_juk_worked_example() -> None:
     t = advance(t, 5 * DAY).state
     t = run(t, Morning(char="juk"), 1, 3).state  # 10 vs 18: no change
     out = run(t, Heal(patient="juk", healer="sarah"), 5, 5)
-    healed = first(out.events, "healer_rolled")
+    healed = one(out.events, "healer_rolled")
     assert healed.params["total"] == 20
     assert healed.params["wounds"] == {"target": 18, "success": True, "dx": 2, "after": 16}
     assert out.state.characters["juk"].wounds == 16
 
 
 def test_hur11_one_total_against_wounds_and_shocks_separately() -> None:
-    t = add(new(), "pat", traits={"constitution": 0, "willpower": 0}, wounds=12, shocks=5)
+    t = add(new_table(), "pat", traits={"constitution": 0, "willpower": 0}, wounds=12, shocks=5)
     t = run(t, Morning(char="pat"), 1, 2, 1, 2).state  # both fail
     out = run(t, Heal(patient="pat", healer_level=4), 4, 5)  # 13
     ch = out.state.characters["pat"]
     assert (ch.wounds, ch.shocks) == (11, 0)
-    assert first(out.events, "healer_rolled").params["shocks"]["dx"] == 8
+    assert one(out.events, "healer_rolled").params["shocks"]["dx"] == 8
     assert codes(out.events) == ["healer_rolled"]  # 11 wounds: still seriously injured
 
 
 def test_hur11_only_wounds_when_no_shocks() -> None:
-    t = add(new(), "pat", wounds=15)
+    t = add(new_table(), "pat", wounds=15)
     t = run(t, Morning(char="pat"), 1, 2).state
     out = run(t, Heal(patient="pat", healer_level=0), 1, 1)  # natural 2
-    assert "shocks" not in first(out.events, "healer_rolled").params
+    assert "shocks" not in one(out.events, "healer_rolled").params
     assert out.state.characters["pat"].wounds == 15
     assert out.state.characters["pat"].healed_day == 0
 
@@ -106,7 +107,7 @@ def test_hur11_healer_may_heal_again_next_day() -> None:
 
 
 def test_hur09_shocks_roll_willpower_and_both_roll_once_each() -> None:
-    t = add(new(), "c", traits={"constitution": 2, "willpower": 5}, wounds=4, shocks=6)
+    t = add(new_table(), "c", traits={"constitution": 2, "willpower": 5}, wounds=4, shocks=6)
     out = run(t, Morning(char="c"), 1, 2, 3, 3)
     wound_roll, shock_roll = (e for e in out.events if e.code == "recovery_rolled")
     assert (wound_roll.params["trait"], wound_roll.params["after"]) == ("constitution", 3)
@@ -115,7 +116,7 @@ def test_hur09_shocks_roll_willpower_and_both_roll_once_each() -> None:
 
 
 def test_hur09_nothing_to_recover_rolls_no_dice() -> None:
-    out = run(add(new(), "c"), Morning(char="c"))
+    out = run(add(new_table(), "c"), Morning(char="c"))
     assert codes(out.events) == ["nothing_to_recover"]
     assert out.state.characters["c"].recovered_day == 0
 
@@ -128,7 +129,7 @@ def test_hur09_once_per_day() -> None:
 
 
 def test_hur09_morning_for_all_in_id_order_skipping_the_dead() -> None:
-    t = add(new(), "b", wounds=3)
+    t = add(new_table(), "b", wounds=3)
     t = add(t, "a", wounds=3)
     t = add(t, "dead", wounds=25)
     out = run(t, Morning(), 1, 2, 6, 6)
@@ -140,15 +141,15 @@ def test_hur09_morning_for_all_in_id_order_skipping_the_dead() -> None:
 def test_hur10_difficulty_increase_raises_the_target() -> None:
     t = juk()
     out = run(t, Morning(char="juk", rest={"juk": RestTerms(wound_difficulty=2)}), 3, 4)
-    rolled = first(out.events, "recovery_rolled")
+    rolled = one(out.events, "recovery_rolled")
     assert (rolled.params["target"], rolled.params["dx"]) == (12, 1)
     assert out.state.characters["juk"].wounds == 9
 
 
 def test_hur10_shock_difficulty_for_deep_thinking() -> None:
-    t = add(new(), "c", traits={"willpower": 4}, shocks=8)
+    t = add(new_table(), "c", traits={"willpower": 4}, shocks=8)
     out = run(t, Morning(char="c", rest={"c": RestTerms(shock_difficulty=3)}), 4, 4)
-    assert first(out.events, "recovery_rolled").params["target"] == 11
+    assert one(out.events, "recovery_rolled").params["target"] == 11
     assert out.state.characters["c"].shocks == 7
 
 
@@ -166,7 +167,7 @@ def test_hur10_rest_terms_set_during_the_night_are_used_once() -> None:
     t = run(juk(), SetRest(char="juk", wound_difficulty=1)).state
     assert t.characters["juk"].rest.wound_difficulty == 1
     out = run(t, Morning(char="juk"), 3, 4)
-    assert first(out.events, "recovery_rolled").params["target"] == 11
+    assert one(out.events, "recovery_rolled").params["target"] == 11
     assert out.state.characters["juk"].rest == RestTerms()
 
 
@@ -186,7 +187,7 @@ def test_hur10_morning_refuses_terms_for_unknown_or_other_characters() -> None:
 
 
 def test_hur09_wake_hour_option_recovers_every_character_at_that_hour() -> None:
-    t = add(new(wake_hour=7), "juk", traits={"constitution": 6}, wounds=10)
+    t = add(new_table(wake_hour=7), "juk", traits={"constitution": 6}, wounds=10)
     t = add(t, "amy", shocks=2, traits={"willpower": 3})
     out = advance(t, 6 * HOUR)
     assert out.events == []
@@ -201,7 +202,7 @@ def test_hur09_wake_hour_option_recovers_every_character_at_that_hour() -> None:
 
 
 def test_hur09_wake_hour_skips_a_character_that_already_recovered_today() -> None:
-    t = add(new(wake_hour=7), "juk", traits={"constitution": 6}, wounds=10)
+    t = add(new_table(wake_hour=7), "juk", traits={"constitution": 6}, wounds=10)
     t = run(t, Morning(char="juk"), 3, 4).state  # at 00:00, before the hour
     out = advance(t, DAY + 6 * HOUR)
     assert out.events == []
@@ -209,13 +210,13 @@ def test_hur09_wake_hour_skips_a_character_that_already_recovered_today() -> Non
 
 
 def test_hur09_wake_hour_already_passed_waits_for_tomorrow() -> None:
-    t = advance(new(wake_hour=7), 9 * HOUR).state
+    t = advance(new_table(wake_hour=7), 9 * HOUR).state
     t = add(t, "late", wounds=1)
     assert SYSTEM_due_times(t) == [DAY + 7 * HOUR]
 
 
 def test_hur09_wake_hour_uses_the_nights_rest_terms() -> None:
-    t = add(new(wake_hour=7), "juk", traits={"constitution": 6}, wounds=10)
+    t = add(new_table(wake_hour=7), "juk", traits={"constitution": 6}, wounds=10)
     t = run(t, SetRest(char="juk", spoiled=True)).state
     out = advance(t, 7 * HOUR)
     assert codes(out.events) == ["rest_spoiled"]
@@ -225,11 +226,11 @@ def test_hur09_wake_hour_uses_the_nights_rest_terms() -> None:
     "cmd", [Morning(char="gone"), SetRest(char="gone"), Heal(patient="gone", healer_level=1)]
 )
 def test_hur09_unknown_character_refused(cmd: Morning | SetRest | Heal) -> None:
-    refused(new(), cmd, "unknown_character")
+    refused(new_table(), cmd, "unknown_character")
 
 
 def test_hur05_dead_character_gets_no_recovery_or_healing() -> None:
-    t = add(new(), "d", wounds=20)
+    t = add(new_table(), "d", wounds=20)
     refused(t, Morning(char="d"), "final_state")
     refused(t, Heal(patient="d", healer_level=10), "final_state")
     refused(t, SetRest(char="d"), "final_state")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hursagmu_kit import SYSTEM, add, advance, codes, ctx, first, new, refused, run
+from hursagmu_helpers import SYSTEM, add, advance, codes, ctx, new_table, one, refused, run
 
 from vigil.rules import engine
 from vigil.rules.commands import CombatEnd, CombatStart, Command, Correct, NextRound
@@ -18,17 +18,17 @@ def common(t: HursagmuTable, cmd: Command, *faces: int) -> Outcome[HursagmuTable
 
 
 def test_hur07_rest_rolls_the_higher_of_constitution_and_willpower() -> None:
-    t = add(new(), "c", traits={"constitution": 3, "willpower": 5}, stuns=5)
+    t = add(new_table(), "c", traits={"constitution": 3, "willpower": 5}, stuns=5)
     out = run(t, RestAction(char="c"), 2, 3)  # 10 vs 5: dx 5
-    event = first(out.events, "rest_rolled")
+    event = one(out.events, "rest_rolled")
     assert (event.rule, event.params["trait"], event.params["after"]) == ("HUR-07", "willpower", 0)
     assert out.state.characters["c"].stuns == 0
 
 
 def test_hur07_failure_removes_nothing_and_stuns_never_go_negative() -> None:
-    t = add(new(), "c", traits={"constitution": 1}, stuns=9)
+    t = add(new_table(), "c", traits={"constitution": 1}, stuns=9)
     assert run(t, RestAction(char="c"), 2, 3).state.characters["c"].stuns == 9
-    t = add(new(), "c", traits={"constitution": 8}, stuns=2)
+    t = add(new_table(), "c", traits={"constitution": 8}, stuns=2)
     assert run(t, RestAction(char="c"), 6, 6).state.characters["c"].stuns == 0
 
 
@@ -38,12 +38,12 @@ def test_hur07_recovery_trait_tie_is_constitution() -> None:
 
 
 def test_hur07_refusals() -> None:
-    refused(add(new(), "c"), RestAction(char="c"), "no_stuns")
-    refused(add(new(), "c", stuns=10), RestAction(char="c"), "unconscious", 3, 4)
+    refused(add(new_table(), "c"), RestAction(char="c"), "no_stuns")
+    refused(add(new_table(), "c", stuns=10), RestAction(char="c"), "unconscious", 3, 4)
 
 
 def knocked_out(at: float = 100.0, con: int = 2) -> HursagmuTable:
-    t = advance(add(new(), "c", traits={"constitution": con}), at).state
+    t = advance(add(new_table(), "c", traits={"constitution": con}), at).state
     return run(t, Harm(char="c", stuns=10)).state
 
 
@@ -59,7 +59,7 @@ def test_hur08_out_of_combat_rolls_one_round_after_falling() -> None:
     ]
     assert out.state.characters["c"].stuns == 8
     assert out.state.characters["c"].may_act_second is False
-    assert first(out.events, "condition_ended").params["condition"] == "unconscious"
+    assert one(out.events, "condition_ended").params["condition"] == "unconscious"
     assert SYSTEM.due(out.state) == []
 
 
@@ -101,7 +101,7 @@ def test_hur08_in_combat_the_gm_round_drives_the_rolls_not_the_clock() -> None:
 
 
 def test_hur08_falling_unconscious_in_combat_schedules_no_clock_rest() -> None:
-    t = common(add(new(), "c"), CombatStart()).state
+    t = common(add(new_table(), "c"), CombatStart()).state
     t = run(t, Harm(char="c", stuns=12)).state
     assert t.characters["c"].rest_next_at is None
     assert SYSTEM.due(t) == []
@@ -133,7 +133,7 @@ def test_hur08_combat_start_and_end_clear_second_actions() -> None:
 
 
 def test_hur08_unconscious_newcomer_and_corrections_schedule_rest() -> None:
-    t = advance(new(), 50).state
+    t = advance(new_table(), 50).state
     t = add(t, "c", stuns=11)
     assert t.characters["c"].rest_next_at == 56
     fixed = engine.apply(SYSTEM, t, Correct(char="c", field="stuns", value=0), ctx()).state

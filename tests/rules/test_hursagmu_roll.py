@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hursagmu_kit import add, codes, first, new, refused, run
+from hursagmu_helpers import add, codes, new_table, one, refused, run
 
 from vigil.rules.dice import ScriptedDice
 from vigil.rules.hursagmu.commands import SeeDim, SetSenses, TraitRollCmd
@@ -38,12 +38,12 @@ def test_hur01_modifiers_add_to_the_total() -> None:
 
 
 def roller(**sheet: object) -> HursagmuTable:
-    return add(new(), "r", traits={"strength": 5, "lore": 4, "perception": 3}, **sheet)
+    return add(new_table(), "r", traits={"strength": 5, "lore": 4, "perception": 3}, **sheet)
 
 
 def test_hur01_trait_roll_command_carries_faces_and_rule() -> None:
     out = run(roller(), TraitRollCmd(char="r", trait="strength", target=10, kind="physical"), 3, 4)
-    event = first(out.events, "trait_rolled")
+    event = one(out.events, "trait_rolled")
     assert event.rule == "HUR-01"
     assert event.params["faces"] == [3, 4]
     assert (event.params["total"], event.params["dx"]) == (12, 2)
@@ -53,43 +53,43 @@ def test_hur01_trait_roll_command_carries_faces_and_rule() -> None:
 def test_hur02_seriously_injured_penalises_physical_actions_only() -> None:
     t = roller(wounds=13)
     out = run(t, TraitRollCmd(char="r", trait="strength", target=10, kind="physical"), 3, 4)
-    assert first(out.events, "trait_rolled").params["condition_penalty"] == -3
-    assert first(out.events, "trait_rolled").params["total"] == 9
+    assert one(out.events, "trait_rolled").params["condition_penalty"] == -3
+    assert one(out.events, "trait_rolled").params["total"] == 9
     out = run(t, TraitRollCmd(char="r", trait="lore", target=10, kind="mental"), 3, 4)
-    assert first(out.events, "trait_rolled").params["condition_penalty"] == 0
+    assert one(out.events, "trait_rolled").params["condition_penalty"] == 0
 
 
 def test_hur02_delirious_penalises_mental_and_perception() -> None:
     t = roller(shocks=12)
     for kind in ("mental", "perception"):
         out = run(t, TraitRollCmd(char="r", trait="lore", target=10, kind=kind), 3, 4)  # type: ignore[arg-type]
-        assert first(out.events, "trait_rolled").params["condition_penalty"] == -2
+        assert one(out.events, "trait_rolled").params["condition_penalty"] == -2
     out = run(t, TraitRollCmd(char="r", trait="strength", target=10, kind="physical"), 3, 4)
-    assert first(out.events, "trait_rolled").params["condition_penalty"] == 0
+    assert one(out.events, "trait_rolled").params["condition_penalty"] == 0
 
 
 def test_hur02_recovery_rolls_take_no_condition_penalty() -> None:
     t = roller(wounds=19, shocks=19)
     out = run(t, TraitRollCmd(char="r", trait="strength", target=10, kind="recovery"), 3, 4)
-    assert first(out.events, "trait_rolled").params["condition_penalty"] == 0
+    assert one(out.events, "trait_rolled").params["condition_penalty"] == 0
 
 
 def test_hur02_exactly_ten_is_no_penalty() -> None:
     t = roller(wounds=10, shocks=10)
     out = run(t, TraitRollCmd(char="r", trait="strength", target=10, kind="physical"), 3, 4)
-    assert first(out.events, "trait_rolled").params["condition_penalty"] == 0
+    assert one(out.events, "trait_rolled").params["condition_penalty"] == 0
 
 
 def test_hur03_blind_or_darkness_is_minus_four_for_sight() -> None:
     sighted = TraitRollCmd(char="r", trait="strength", target=10, kind="physical", needs_sight=True)
     out = run(roller(blind=True), sighted, 3, 4)
-    assert first(out.events, "trait_rolled").params["sense_penalty"] == -4
+    assert one(out.events, "trait_rolled").params["sense_penalty"] == -4
     dark = TraitRollCmd(
         char="r", trait="strength", target=10, kind="physical", needs_sight=True, darkness=True
     )
-    assert first(run(roller(), dark, 3, 4).events, "trait_rolled").params["sense_penalty"] == -4
+    assert one(run(roller(), dark, 3, 4).events, "trait_rolled").params["sense_penalty"] == -4
     out = run(roller(), sighted, 3, 4)
-    assert first(out.events, "trait_rolled").params["sense_penalty"] == 0
+    assert one(out.events, "trait_rolled").params["sense_penalty"] == 0
 
 
 def test_hur03_deaf_is_minus_four_for_hearing_and_both_stack() -> None:
@@ -97,8 +97,8 @@ def test_hur03_deaf_is_minus_four_for_hearing_and_both_stack() -> None:
         char="r", trait="strength", target=10, kind="physical", needs_sight=True, needs_hearing=True
     )
     out = run(roller(blind=True, deaf=True), cmd, 3, 4)
-    assert first(out.events, "trait_rolled").params["sense_penalty"] == -8
-    assert first(out.events, "trait_rolled").params["total"] == 4
+    assert one(out.events, "trait_rolled").params["sense_penalty"] == -8
+    assert one(out.events, "trait_rolled").params["total"] == 4
 
 
 @pytest.mark.parametrize(
@@ -129,22 +129,22 @@ def test_hur03_perception_through_a_lost_sense_is_refused(
 def test_hur03_perception_by_hearing_works_when_blind() -> None:
     cmd = TraitRollCmd(char="r", trait="perception", target=8, kind="perception", needs_hearing=True)
     out = run(roller(blind=True), cmd, 3, 4)
-    assert first(out.events, "trait_rolled").params["sense_penalty"] == 0
+    assert one(out.events, "trait_rolled").params["sense_penalty"] == 0
 
 
 def test_hur03_dim_light_needs_strictly_higher_than_the_challenge() -> None:
     t = roller()
     out = run(t, SeeDim(char="r", challenge=10), 3, 4)  # 10: not higher
-    assert first(out.events, "dim_light_check").params["sees"] is False
+    assert one(out.events, "dim_light_check").params["sees"] is False
     out = run(t, SeeDim(char="r", challenge=10), 4, 4)  # 11
-    assert first(out.events, "dim_light_check").params["sees"] is True
+    assert one(out.events, "dim_light_check").params["sees"] is True
     out = run(t, SeeDim(char="r", challenge=30), 6, 6)  # natural 12
-    assert first(out.events, "dim_light_check").params["sees"] is True
+    assert one(out.events, "dim_light_check").params["sees"] is True
 
 
 def test_hur03_dim_light_takes_delirium_and_is_refused_when_blind() -> None:
     out = run(roller(shocks=14), SeeDim(char="r", challenge=5), 3, 4)
-    assert first(out.events, "dim_light_check").params["total"] == 6
+    assert one(out.events, "dim_light_check").params["total"] == 6
     refused(roller(blind=True), SeeDim(char="r", challenge=5), "sense_lost", 3, 4)
 
 

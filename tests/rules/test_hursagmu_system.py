@@ -7,12 +7,12 @@ import ast
 import pathlib
 
 import pytest
-from hursagmu_kit import GM, SYSTEM, add, advance, ctx, new, refused, run
+from hursagmu_helpers import GM, PLAYER, SYSTEM, add, advance, ctx, new_table, refused, run
 
 from vigil.rules import engine, words
 from vigil.rules.commands import Command
 from vigil.rules.dice import RandomDice
-from vigil.rules.game import Actor, Ctx
+from vigil.rules.game import Ctx
 from vigil.rules.hursagmu import commands as hur_commands
 from vigil.rules.hursagmu.commands import Harm, Morning, RestAction, TraitRollCmd
 from vigil.rules.hursagmu.state import HursagmuTable
@@ -23,7 +23,7 @@ PACKAGE = pathlib.Path(hur_commands.__file__).parent
 
 def test_options_defaults_and_validation() -> None:
     """HUR-12 resistance defaults to roll; HUR-09 wake_hour to off."""
-    t = new()
+    t = new_table()
     assert (t.options.resistance, t.options.wake_hour, t.options.manual_dice) == ("roll", None, False)
     for bad in ({"wake_hour": 24}, {"resistance": "dodge"}, {"colour": "red"}):
         with pytest.raises(RuleError) as info:
@@ -32,14 +32,14 @@ def test_options_defaults_and_validation() -> None:
 
 
 def test_manual_dice_gm_faces_are_used_in_order() -> None:
-    t = add(new(manual_dice=True), "c", traits={"constitution": 6}, wounds=10)
+    t = add(new_table(manual_dice=True), "c", traits={"constitution": 6}, wounds=10)
     cmd = Morning(char="c", faces=[3, 4])
     out = engine.apply(SYSTEM, t, cmd, Ctx(dice=RandomDice(0), actor=GM))
     assert out.state.characters["c"].wounds == 7
     with pytest.raises(RuleError) as info:
-        engine.apply(SYSTEM, t, cmd, Ctx(dice=RandomDice(0), actor=Actor("p", "player")))
+        engine.apply(SYSTEM, t, cmd, Ctx(dice=RandomDice(0), actor=PLAYER))
     assert info.value.code == "manual_dice_gm_only"
-    refused(new(), Morning(faces=[1, 2]), "manual_dice_off")
+    refused(new_table(), Morning(faces=[1, 2]), "manual_dice_off")
 
 
 def test_commands_of_another_game_are_refused() -> None:
@@ -47,13 +47,13 @@ def test_commands_of_another_game_are_refused() -> None:
         pass
 
     with pytest.raises(RuleError) as info:
-        SYSTEM.apply(new(), Other(), ctx())
+        SYSTEM.apply(new_table(), Other(), ctx())
     assert info.value.code == "wrong_system"
-    refused(new(), Other(), "wrong_system")
+    refused(new_table(), Other(), "wrong_system")
 
 
 def test_hur02_hur03_derived_penalties_and_day_flags() -> None:
-    t = add(new(), "c", wounds=14, shocks=12, blind=True)
+    t = add(new_table(), "c", wounds=14, shocks=12, blind=True)
     t = run(t, Morning(char="c"), 1, 2, 1, 2).state
     derived = SYSTEM.derived(t, "c")
     assert derived["penalties"] == {"physical": -4, "mental": -2, "sight": -4, "hearing": 0}
@@ -64,22 +64,22 @@ def test_hur02_hur03_derived_penalties_and_day_flags() -> None:
 
 
 def test_summary_badges() -> None:
-    t = add(new(), "c", stuns=10, wounds=11, shocks=11, blind=True, deaf=True)
+    t = add(new_table(), "c", stuns=10, wounds=11, shocks=11, blind=True, deaf=True)
     badges = SYSTEM.summary(t, "c").badges
     assert badges == ["unconscious", "resting", "seriously_injured", "delirious", "blind", "deaf"]
-    assert SYSTEM.summary(add(new(), "d"), "d").badges == []
+    assert SYSTEM.summary(add(new_table(), "d"), "d").badges == []
 
 
 def test_next_deadline_follows_the_earliest_effect() -> None:
-    t = add(new(wake_hour=7), "c")
+    t = add(new_table(wake_hour=7), "c")
     t = run(t, Harm(char="c", stuns=10)).state
     assert engine.next_deadline(SYSTEM, t) == 6.0
 
 
 def test_events_are_stamped_with_the_actor() -> None:
-    out = run(add(new(), "c", stuns=3), RestAction(char="c"), 1, 2)
+    out = run(add(new_table(), "c", stuns=3), RestAction(char="c"), 1, 2)
     assert {e.actor for e in out.events} == {"gm"}
-    out = advance(add(new(), "c", stuns=10), 6, 6, 6)
+    out = advance(add(new_table(), "c", stuns=10), 6, 6, 6)
     assert out.events[0].actor == "gm"
 
 
@@ -111,16 +111,16 @@ def test_every_code_has_an_english_template() -> None:
 
 def test_english_rendering_of_an_event_and_an_error() -> None:
     out = run(
-        add(new(), "c", traits={"lore": 2}),
+        add(new_table(), "c", traits={"lore": 2}),
         TraitRollCmd(char="c", trait="lore", target=8, kind="mental"),
         3,
         4,
     )
     assert words.english(out.events[0]) == "c rolls lore ([3, 4]): 9 against 8, dx 1."
-    error = refused(add(new(), "c"), Harm(char="c"), "no_harm")
+    error = refused(add(new_table(), "c"), Harm(char="c"), "no_harm")
     assert str(error) == "No harm was given for c."
 
 
 def test_validate_passes_a_fresh_table() -> None:
-    t: HursagmuTable = new()
+    t: HursagmuTable = new_table()
     SYSTEM.validate(t)

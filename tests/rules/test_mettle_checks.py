@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from mettle_support import PLAYER, char, decode, new_table, one, run, snapshot, table_of
+from mettle_helpers import PLAYER, char, decode, new_table, one, refused, run, snapshot, table_of
 
 from vigil.rules import words
 from vigil.rules.dice import RandomDice
@@ -82,19 +82,11 @@ def test_met02_manual_lots_by_the_gm() -> None:
     out = run(table, c.Pain(char="a", amount=9, lots=[0]))
     assert one(out.events, "tym").params["lot"] == "crit"
     assert char(out.state).status == "active"
-    with pytest.raises(RuleError) as err:
-        run(table, c.Pain(char="a", amount=1, lots=[0]), actor=PLAYER)
-    assert err.value.code == "manual_dice_gm_only"
-    with pytest.raises(RuleError) as err:
-        run(table, c.Pain(char="a", amount=1, lots=[3]))
-    assert err.value.code == "dice_bad_lot"
-    with pytest.raises(RuleError) as err:
-        run(table, c.Pain(char="a", amount=1, lot="plain", lots=[1]))
-    assert err.value.code == "dice_too_many"
+    refused(table, c.Pain(char="a", amount=1, lots=[0]), "manual_dice_gm_only", actor=PLAYER)
+    refused(table, c.Pain(char="a", amount=1, lots=[3]), "dice_bad_lot")
+    refused(table, c.Pain(char="a", amount=1, lot="plain", lots=[1]), "dice_too_many")
     plain = table_of(a={"mettle": 3})
-    with pytest.raises(RuleError) as err:
-        run(plain, c.Pain(char="a", amount=1, lots=[1]))
-    assert err.value.code == "manual_dice_off"
+    refused(plain, c.Pain(char="a", amount=1, lots=[1]), "manual_dice_off")
 
 
 def test_met02_options_defaults_and_refusals() -> None:
@@ -123,9 +115,7 @@ def test_met02_all_zero_lot_weights_are_refused_when_options_change() -> None:
 def test_met01_checks_need_an_acting_character_except_tym() -> None:
     """MET-07: the unconscious cannot act; a TYM may still be asked."""
     table = table_of(a={"mettle": 3, "status": "unconscious", "pain": 2})
-    with pytest.raises(RuleError) as err:
-        run(table, c.Check(char="a", stat=1, tn=1))
-    assert err.value.code == "cannot_act"
+    refused(table, c.Check(char="a", stat=1, tn=1), "cannot_act")
     out = run(table, c.Check(char="a", stat=3, tn=2, kind="tym"))
     assert one(out.events, "check").params["passed"] is True
 

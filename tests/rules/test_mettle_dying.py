@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mettle_support import advance, char, codes, one, run, snapshot, table_of
+from mettle_helpers import advance, char, codes, one, refused, run, table_of
 
 from vigil.rules.clock import DAY, MINUTE
 from vigil.rules.commands import Correct
@@ -116,9 +116,7 @@ def test_met11_refused_while_busy_on_anyone_then_allowed() -> None:
         run(table, stabilize())
     assert (err.value.code, err.value.params["until"]) == ("helper_busy", 400.0)
     table = advance(table, 250.0).state  # still dying (deadline 280), still busy
-    with pytest.raises(RuleError) as err:
-        run(table, stabilize())
-    assert err.value.code == "helper_busy"
+    refused(table, stabilize(), "helper_busy")
 
 
 def test_met11_helper_free_after_busy_time() -> None:
@@ -144,11 +142,7 @@ def test_met11_refused_without_kit_uses() -> None:
     """MET-11: "as long as there are Uses of a relevant Kit available"."""
     for sheet in ({"kits": {"medkit": 0}}, {"kits": {}}):
         table = dying_table(**sheet)
-        before = snapshot(table)
-        with pytest.raises(RuleError) as err:
-            run(table, stabilize())
-        assert err.value.code == "no_kit_uses"
-        assert snapshot(table) == before
+        refused(table, stabilize(), "no_kit_uses")
 
 
 def test_met11_helper_penalties_and_missing_discipline() -> None:
@@ -176,11 +170,7 @@ def test_met11_helper_penalties_and_missing_discipline() -> None:
 )
 def test_met11_refusals(target: dict[str, Any], helper: dict[str, Any], code: str) -> None:
     table = table_of(a=target, h={"mettle": 3, "kits": {"medkit": 1}, **helper})
-    before = snapshot(table)
-    with pytest.raises(RuleError) as err:
-        run(table, stabilize())
-    assert err.value.code == code
-    assert snapshot(table) == before
+    refused(table, stabilize(), code)
 
 
 def test_met11_stabilize_by_fiat_and_its_refusals() -> None:

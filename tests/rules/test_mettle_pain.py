@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mettle_support import char, codes, one, run, table_of
+from mettle_helpers import char, codes, one, refused, run, table_of
 
 from vigil.rules.clock import DAY, MINUTE
 from vigil.rules.mettle import commands as c
-from vigil.rules.outcome import RuleError
 
 DYING = {"status": "dying", "pain": 7}
 STABLE = {"status": "dying", "pain": 7, "stabilized": True}
@@ -182,9 +181,7 @@ def test_met20_departed_refuses_pain_heal_rest() -> None:
         c.Rattle(char="a", amount=1),
         c.InjuryAdd(char="a", penalty=1),
     ):
-        with pytest.raises(RuleError) as err:
-            run(table, cmd)
-        assert err.value.code == "final_state"
+        refused(table, cmd, "final_state")
 
 
 def test_met20_tym_fail_departs_and_stops_rest() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
-from mettle_support import advance, char, run, snapshot, table_of
+from mettle_helpers import advance, char, run, snapshot, table_of
 
 from vigil.rules import engine
 from vigil.rules.clock import HOUR
@@ -87,7 +87,7 @@ def play(plan: list[Any], splits: int, seed: int) -> tuple[MettleTable, list[Eve
 
 
 def _ctx(dice: RandomDice) -> Any:
-    from mettle_support import ctx
+    from mettle_helpers import ctx
 
     return ctx(dice)
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from mettle_support import advance, char, codes, one, run, snapshot, table_of
+from mettle_helpers import advance, char, codes, one, refused, run, table_of
 
 from vigil.rules.clock import HOUR, MINUTE
 from vigil.rules.commands import CombatStart, Correct
@@ -91,19 +91,13 @@ def test_met17_checks_and_combat_do_not_interrupt() -> None:
 
 def test_met17_start_stop_and_refusals() -> None:
     table = resting(pain=2)
-    with pytest.raises(RuleError) as err:
-        run(table, c.RestStart(char="a"))
-    assert err.value.code == "already_resting"
+    refused(table, c.RestStart(char="a"), "already_resting")
     out = run(advance(table, 1.2 * HOUR).state, c.RestStop(char="a"))
     assert one(out.events, "rest_stopped").params == {"hours": 1}
     stopped = out.state
     assert advance(stopped, 10 * HOUR).events == []
     for cmd in (c.RestStop(char="a"), c.Strenuous(char="a")):
-        before = snapshot(stopped)
-        with pytest.raises(RuleError) as err:
-            run(stopped, cmd)
-        assert err.value.code == "not_resting"
-        assert snapshot(stopped) == before
+        refused(stopped, cmd, "not_resting")
 
 
 def test_met18_respite_after_24_uninterrupted_hours() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mettle_support import char, run, snapshot, table_of
+from mettle_helpers import char, refused, run, table_of
 
 from vigil.rules.clock import HOUR, MINUTE
 from vigil.rules.commands import Correct, Revive
@@ -41,9 +41,7 @@ def test_met20_revive_by_the_gm() -> None:
     out = run(table, Revive(char="a", fields={"status": "unconscious", "pain": 2}))
     assert char(out.state).status == "unconscious"
     assert char(out.state).departed_at is None
-    with pytest.raises(RuleError) as err:
-        run(table, Revive(char="a", fields={"pain": 2}))
-    assert err.value.code == "final_state"
+    refused(table, Revive(char="a", fields={"pain": 2}), "final_state")
 
 
 def test_met16_injury_ids_are_validated_and_never_reused() -> None:
@@ -92,12 +90,7 @@ def test_refusals_leave_the_state_unchanged() -> None:
         (c.Stabilize(char="a", helper="a", discipline="lore", kit="k", tn=1), "not_dying"),
     ]
     for cmd, code in cases:
-        before = snapshot(table)
-        with pytest.raises(RuleError) as err:
-            run(table, cmd)
-        assert err.value.code == code
-        assert snapshot(table) == before
-        assert err.value.english()
+        assert refused(table, cmd, code).english()
 
 
 def test_kits_and_disciplines_commands_and_limits() -> None:
@@ -117,9 +110,7 @@ def test_kits_and_disciplines_commands_and_limits() -> None:
         c.KitSet(char="a", kit="new", uses=1),
         c.DisciplineSet(char="a", discipline="new", level=1),
     ):
-        with pytest.raises(RuleError) as err:
-            run(full, cmd)
-        assert err.value.code == "limit_reached"
+        refused(full, cmd, "limit_reached")
 
 
 def test_on_round_has_no_effect_and_derived_numbers() -> None:

@@ -1,22 +1,25 @@
 """The single writer: the one path by which a table changes.
 
-Every change of a table goes through :meth:`Writer.run` — a command, an
-undo, the clock's due effects, an automatic pause, and the administrative
-ones (a new epoch, a new key, a revoked token, archiving, deleting). Each
-is an :class:`Edit`, and the path takes it through the same stages in the
-same order:
+Every change of a table is an :class:`Edit` run by the writer — a command,
+an undo, the clock's due effects (:meth:`Writer.tick`), an automatic pause
+or resume, and the administrative ones (a new epoch, a new key, a revoked
+token, archiving, deleting). The path takes each through the same stages,
+in the same order:
 
 1. the table's lock: one writer per table, changes in order;
 2. the changes of the table document, pure (due effects first, as their own
    change, then the edit's own), kept in memory at once so that the next
    sees them, each rendered into its per-audience patches;
-3. durability: the log entries through the commit group, and any write
+3. durability: the log entries through the commit group, then any write
    beyond the log; if anything fails, the table and its views go back to
    where they were and nothing is sent;
-4. what the edit keeps in memory beside the table, the connections it ends,
-   the snapshots a new epoch needs;
+4. what the edit keeps in memory beside the table, and the snapshots a new
+   epoch needs;
 5. the sender's ack, then the patches to every audience (so a sender sees
-   its ack before the patch its command caused), then the timer re-armed.
+   its ack before the patch its command caused), then the timer re-armed;
+6. with the lock released, the connections the edit ends are closed (a
+   closing handshake may take a while; the table's other clients need not
+   wait for it).
 """
 
 from __future__ import annotations
@@ -96,7 +99,10 @@ class Writer:
         if self.closing:
             raise Refused("shutting_down")
         async with host.lock:
-            await self._apply(host, edit, ack)
+            ending = await self._apply(host, edit, ack)
+        if edit.close is not None:
+            for conn in ending:
+                await conn.ws.close(edit.close.code, edit.close.reason)
 
     async def tick(self, host: TableHost) -> None:
         """A timer fired: apply every effect due by now, with nobody asking."""
@@ -126,8 +132,9 @@ class Writer:
         with contextlib.suppress(RuleError, Refused):
             await self.run(host, Edit(make=timers.auto_resume))
 
-    async def _apply(self, host: TableHost, edit: Edit, ack: Callable[[Change], None] | None) -> None:
-        """The stages of one edit; the caller holds the table's lock."""
+    async def _apply(self, host: TableHost, edit: Edit, ack: Callable[[Change], None] | None) -> list[Conn]:
+        """The stages of one edit; the caller holds the table's lock. Returns
+        the connections the edit ends (the caller closes them)."""
         if host.deleted:
             raise Refused("unknown_table", table=host.table.id)
         host.forget_idle(time.monotonic())
@@ -162,10 +169,7 @@ class Writer:
             host.replay.clear()
             for conn in list(host.conns()):
                 self.fanout.snapshot(host, conn)
-        if edit.close is not None:
-            for conn in list(host.conns()):
-                if edit.close.which(conn):
-                    await conn.ws.close(edit.close.code, edit.close.reason)
+        ending = [c for c in host.conns() if edit.close.which(c)] if edit.close is not None else []
         if ack is not None and edit.make is not None:
             ack(kept[-1])
         self._log(entries)
@@ -176,6 +180,7 @@ class Writer:
             timers.disarm(host)
         else:
             timers.arm(host, self.tick)
+        return ending
 
     def _entries(self, table: Table, changes: list[Change]) -> list[LogEntry]:
         wall = time.time()

@@ -1,4 +1,11 @@
-"""Shared helpers for the DRYH tests (not a test module)."""
+"""Helpers shared by the DRYH tests (not a test module itself).
+
+Every game's helpers have one shape: ``SYSTEM``, the ``GM`` and ``PLAYER``
+actors, then ``ctx``, ``new_table``, ``run``, ``refused``, ``codes`` and
+``one`` (and ``advance`` where the game has timed effects), then what only
+this game needs: here the faces of a roll in draw order, a whole roll, and
+every event of a code.
+"""
 
 from __future__ import annotations
 
@@ -17,11 +24,17 @@ from vigil.rules.dryh.system import SYSTEM
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.outcome import Event, RuleError
 
-GM = Actor("gm-1", "gm")
-PLAYER = Actor("player-1", "player")
+GM = Actor(id="gm-1", role="gm")
+PLAYER = Actor(id="player-1", role="player")
+__all__ = ["GM", "PLAYER", "SYSTEM"]
+
+
+def ctx(*faces: int, dice: DiceSource | None = None, actor: Actor = GM) -> Ctx:
+    return Ctx(dice=dice if dice is not None else ScriptedDice(faces), actor=actor)
 
 
 def new_table(chars: dict[str, dict[str, Any]] | None = None, **options: Any) -> DryhTable:
+    """A table with these options and characters (by default one, ``a``)."""
     t: DryhTable = SYSTEM.new_table(options)
     for cid, sheet in (chars or {"a": {}}).items():
         t = run(t, AddCharacter(id=cid, sheet=sheet))[0]
@@ -37,10 +50,34 @@ def run(
 ) -> tuple[DryhTable, list[Event]]:
     """Apply with scripted faces, checking every scripted face was used."""
     scripted = ScriptedDice(faces)
-    out = engine.apply(SYSTEM, t, cmd, Ctx(dice=dice or scripted, actor=actor))
+    out = engine.apply(SYSTEM, t, cmd, ctx(dice=dice or scripted, actor=actor))
     if dice is None:
         scripted.check_all_used()
     return out.state, out.events
+
+
+def refused(t: DryhTable, cmd: Command, code: str, faces: Sequence[int] = (), actor: Actor = GM) -> RuleError:
+    """The command is refused with ``code`` and the caller's state is untouched."""
+    before = msgspec.msgpack.encode(t)
+    with pytest.raises(RuleError) as info:
+        engine.apply(SYSTEM, t, cmd, ctx(*faces, actor=actor))
+    assert info.value.code == code, info.value
+    assert msgspec.msgpack.encode(t) == before
+    return info.value
+
+
+def codes(events: list[Event]) -> list[str]:
+    return [e.code for e in events]
+
+
+def one(events: list[Event], code: str) -> Event:
+    """The one event of ``code`` (exactly one, or the test fails)."""
+    found = by_code(events, code)
+    assert len(found) == 1, codes(events)
+    return found[0]
+
+
+# -- DRYH only -----------------------------------------------------------------
 
 
 def faces_for(
@@ -83,19 +120,6 @@ def rolled(
     return t, events + ev
 
 
-def refused(t: DryhTable, cmd: Command, code: str, faces: Sequence[int] = (), actor: Actor = GM) -> RuleError:
-    """The command is refused with ``code`` and the state is unchanged."""
-    before = msgspec.msgpack.encode(t)
-    with pytest.raises(RuleError) as info:
-        engine.apply(SYSTEM, t, cmd, Ctx(dice=ScriptedDice(faces), actor=actor))
-    assert info.value.code == code, info.value
-    assert msgspec.msgpack.encode(t) == before
-    return info.value
-
-
-def codes(events: list[Event]) -> list[str]:
-    return [e.code for e in events]
-
-
 def by_code(events: list[Event], code: str) -> list[Event]:
+    """Every event of ``code``, in order."""
     return [e for e in events if e.code == code]

@@ -1,4 +1,10 @@
-"""Shared helpers for the Hursagmu tests (not a test module itself)."""
+"""Helpers shared by the Hursagmu tests (not a test module itself).
+
+Every game's helpers have one shape: ``SYSTEM``, the ``GM`` and ``PLAYER``
+actors, then ``ctx``, ``new_table``, ``run``, ``refused``, ``codes`` and
+``one`` (and ``advance`` where the game has timed effects), then what only
+this game needs: here adding a character by its sheet's fields.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,6 @@ import msgspec
 import pytest
 
 from vigil.rules import engine
-from vigil.rules.clock import DAY, HOUR
 from vigil.rules.commands import AddCharacter, Command
 from vigil.rules.dice import DiceSource, ScriptedDice
 from vigil.rules.engine import Outcome
@@ -18,21 +23,17 @@ from vigil.rules.hursagmu.system import SYSTEM
 from vigil.rules.outcome import Event, RuleError
 
 GM = Actor(id="gm", role="gm")
-__all__ = ["DAY", "GM", "HOUR", "SYSTEM"]
+PLAYER = Actor(id="p", role="player")
+__all__ = ["GM", "PLAYER", "SYSTEM"]
 
 
-def ctx(*faces: int, dice: DiceSource | None = None, max_effects: int = 100_000) -> Ctx:
-    return Ctx(dice=dice if dice is not None else ScriptedDice(faces), actor=GM, max_effects=max_effects)
+def ctx(*faces: int, dice: DiceSource | None = None, actor: Actor = GM, max_effects: int = 100_000) -> Ctx:
+    return Ctx(dice=dice if dice is not None else ScriptedDice(faces), actor=actor, max_effects=max_effects)
 
 
-def new(**options: Any) -> HursagmuTable:
+def new_table(**options: Any) -> HursagmuTable:
     table: HursagmuTable = SYSTEM.new_table(options)
     return table
-
-
-def add(t: HursagmuTable, cid: str, **sheet: Any) -> HursagmuTable:
-    out: Outcome[HursagmuTable] = engine.apply(SYSTEM, t, AddCharacter(id=cid, sheet=sheet), ctx())
-    return out.state
 
 
 def run(t: HursagmuTable, cmd: Command, *faces: int) -> Outcome[HursagmuTable]:
@@ -52,11 +53,11 @@ def advance(t: HursagmuTable, to: float, *faces: int) -> Outcome[HursagmuTable]:
 
 def refused(t: HursagmuTable, cmd: Command, code: str, *faces: int) -> RuleError:
     """The command is refused with ``code`` and the caller's state is untouched."""
-    before = msgspec.json.encode(t)
+    before = msgspec.msgpack.encode(t)
     with pytest.raises(RuleError) as info:
         engine.apply(SYSTEM, t, cmd, ctx(*faces))
-    assert info.value.code == code
-    assert msgspec.json.encode(t) == before
+    assert info.value.code == code, info.value
+    assert msgspec.msgpack.encode(t) == before
     return info.value
 
 
@@ -64,5 +65,16 @@ def codes(events: list[Event]) -> list[str]:
     return [e.code for e in events]
 
 
-def first(events: list[Event], code: str) -> Event:
-    return next(e for e in events if e.code == code)
+def one(events: list[Event], code: str) -> Event:
+    """The one event of ``code`` (exactly one, or the test fails)."""
+    found = [e for e in events if e.code == code]
+    assert len(found) == 1, codes(events)
+    return found[0]
+
+
+# -- Hursagmu only -------------------------------------------------------------
+
+
+def add(t: HursagmuTable, cid: str, **sheet: Any) -> HursagmuTable:
+    out: Outcome[HursagmuTable] = engine.apply(SYSTEM, t, AddCharacter(id=cid, sheet=sheet), ctx())
+    return out.state
