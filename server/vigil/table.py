@@ -37,7 +37,8 @@ from vigil.table_commands import (
     TableOptions,
     TableSettings,
 )
-from vigil.views import Audience, AudiencePatch, Views
+from vigil.table_views import AudiencePatch, TableViews
+from vigil.views import Audience
 
 DEFAULT_SETTINGS: dict[str, Any] = msgspec.structs.asdict(TableSettings())
 _CLOCK_PATH = "/state/clock"
@@ -65,10 +66,10 @@ class Table:
     undo_depth: int
     state: Any = field(init=False)
     anchor: Anchor = field(init=False)
-    _views: Views = field(init=False)
+    _views: TableViews = field(init=False)
 
     def __post_init__(self) -> None:
-        self._views = Views(self.id, self.system)
+        self._views = TableViews(self.id, self.system)
         self._load_doc(self.doc)
 
     @classmethod

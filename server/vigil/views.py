@@ -3,8 +3,9 @@
 A view is built from the table once per audience — the GM, each distinct
 set of player characters, and the public (spectators) — never once per
 connection. Fields an audience may not see are never put into its view, so
-they can reach it neither in a snapshot nor in a patch. :class:`Views`
-keeps the views a table has sent and makes the patches between revs.
+they can reach it neither in a snapshot nor in a patch. The views a table
+keeps for its audiences, and the patches between them, are
+:mod:`vigil.table_views`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from typing import Any
 
 import msgspec
 
-from vigil import jsonpatch
 from vigil.clock_anchor import Anchor
 from vigil.rules.game import Game
 
@@ -256,177 +256,3 @@ def build_view(
         view["options"] = msgspec.to_builtins(state.options)
         view["settings"] = dict(settings)
     return view
-
-
-@dataclass
-class AudiencePatch:
-    """The ops that take one view to the next rev, and every audience that
-    gets exactly them (audiences that saw the same view and see the new one
-    alike): encoded once, sent to all of them."""
-
-    keys: list[str]
-    ops: list[jsonpatch.Op]
-
-
-class Views:
-    """The views of one table: built for its current state, kept for the
-    audiences watching it, and patched from rev to rev.
-
-    Rendering is incremental. A character is rendered again only when its
-    sheet, its meta or the table-level state changed (:func:`renders`); the
-    game's table-level view is reused while the table-level state and the
-    set of characters stay equal; audiences with the same sight share one
-    view object, so one diff serves them all."""
-
-    def __init__(self, table_id: str, system: Game) -> None:
-        self.table_id = table_id
-        self.system = system
-        self._name = ""
-        self._state: Any = None
-        self._meta: dict[str, Any] = {}
-        self._anchor = Anchor()
-        self._settings: dict[str, Any] = {}
-        self._renders: dict[str, CharacterRender] | None = None
-        # What the renders were made from before the last change, so that
-        # the next ones rebuild only what changed (see renders).
-        self._previous: Previous | None = None
-        self._games: GameViews = {}
-        self._old_games: GameViews = {}
-        self._clock: dict[str, Any] | None = None
-        self._old_clock: dict[str, Any] | None = None
-        # The audiences watching, and the view each was sent last (by key).
-        self._audiences: dict[str, Audience] = {}
-        self._sent: dict[str, dict[str, Any]] = {}
-
-    def load(
-        self, state: Any, meta: dict[str, Any], anchor: Anchor, name: str, settings: dict[str, Any]
-    ) -> None:
-        """The table is now at ``state`` (with these names and visibility,
-        clock anchor, name and settings); what can be reused is kept."""
-        previous = self._state
-        if previous is not None and self._renders is not None:
-            self._previous = (previous, self._meta, self._renders)
-        old_games, self._games = self._games, {}
-        if (
-            previous is not None
-            and old_games
-            and previous.characters.keys() == state.characters.keys()
-            and same_table_level(previous, state)
-        ):
-            # The game's table-level view depends on the table-level state
-            # and on which characters exist, nothing else.
-            self._games = old_games
-        elif old_games:
-            self._old_games = old_games
-        self._state, self._meta, self._anchor = state, meta, anchor
-        self._name, self._settings = name, settings
-        self._renders = None
-        if self._clock is not None:
-            self._old_clock, self._clock = self._clock, None
-
-    # -- the current state ---------------------------------------------------
-
-    def sight(self, audience: Audience) -> tuple[str, ...]:
-        """What ``audience`` sees of each character (gm, full, status or
-        nothing): audiences with equal sights get equal views."""
-        if audience.kind == GM:
-            return ("gm",)
-        chars = self._current_renders()
-        own = audience.chars
-        return tuple(
-            "o" if cid in own else "f" if r.visibility == "full" else "s" if r.visibility == "status" else "-"
-            for cid, r in chars.items()
-        )
-
-    def view(self, audience: Audience) -> dict[str, Any]:
-        """``audience``'s view of the current state."""
-        chars = self._current_renders()
-        if self._clock is None:
-            self._clock = same_or(clock_view(self._anchor, self._state), self._old_clock)
-        return build_view(
-            audience,
-            table_id=self.table_id,
-            name=self._name,
-            system=self.system,
-            state=self._state,
-            chars=chars,
-            anchor=self._anchor,
-            settings=self._settings,
-            games=self._games,
-            old_games=self._old_games,
-            clock=self._clock,
-        )
-
-    def _current_renders(self) -> dict[str, CharacterRender]:
-        if self._renders is None:
-            self._renders = renders(self.system, self._state, self._meta, self._previous)
-            self._previous = None
-        return self._renders
-
-    # -- the views sent ------------------------------------------------------
-
-    def watch(self, audience: Audience) -> dict[str, Any]:
-        """The view ``audience`` was sent, from now on patched at every
-        commit; its current view if it was not watching yet."""
-        key = audience.key
-        sent = self._sent.get(key)
-        if sent is None:
-            sent = self._sent[key] = self.view(audience)
-            self._audiences[key] = audience
-        return sent
-
-    def seen_by(self, audience: Audience) -> dict[str, Any]:
-        """What ``audience`` sees: the view it was sent when it is watching,
-        else its view of the current state."""
-        sent = self._sent.get(audience.key)
-        return self.view(audience) if sent is None else sent
-
-    def forget(self, key: str) -> None:
-        """Stop keeping the view of the audience with ``key``."""
-        self._sent.pop(key, None)
-        self._audiences.pop(key, None)
-
-    def patches(self) -> list[AudiencePatch]:
-        """The patches taking every watched audience to the current state;
-        each audience gets one even with no ops, so that a client's revs
-        are gapless and a gap always means a lost patch.
-
-        One view, one diff per distinct (previous view, sight): the memo
-        diffs each pair of objects that several views share once. ``olds``
-        keeps every previous view alive until the end, so that no id() in
-        the keys is reused meanwhile."""
-        olds = dict(self._sent)
-        memo: jsonpatch.Memo = {}
-        built: dict[tuple[str, ...], dict[str, Any]] = {}
-        made: dict[tuple[int, tuple[str, ...]], AudiencePatch] = {}
-        out: list[AudiencePatch] = []
-        for key, old in olds.items():
-            audience = self._audiences[key]
-            sight = self.sight(audience)
-            view = built.get(sight)
-            if view is None:
-                view = built[sight] = self.view(audience)
-            patch = made.get((id(old), sight))
-            if patch is None:
-                patch = made[(id(old), sight)] = AudiencePatch([], jsonpatch.diff(old, view, memo=memo))
-                out.append(patch)
-            patch.keys.append(key)
-            self._sent[key] = view
-        return out
-
-    def resend(self) -> None:
-        """Every watched audience's view anew (they are sent snapshots)."""
-        for key, audience in self._audiences.items():
-            self._sent[key] = self.view(audience)
-
-    def sent(self) -> dict[str, dict[str, Any]]:
-        """The views sent, by audience key (to restore after a rollback)."""
-        return dict(self._sent)
-
-    def restore(self, sent: dict[str, dict[str, Any]]) -> None:
-        """Back to the views ``sent`` (from :meth:`sent`): nothing made
-        since was sent. An audience that started watching since gets its
-        view of the (restored) current state."""
-        for key, audience in self._audiences.items():
-            view = sent.get(key)
-            self._sent[key] = self.view(audience) if view is None else view

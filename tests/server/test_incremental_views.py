@@ -21,7 +21,8 @@ from vigil.rules.game import Actor, Ctx
 from vigil.rules.games import GAMES
 from vigil.rules.outcome import RuleError
 from vigil.table import Table
-from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, AudiencePatch, build_view, renders
+from vigil.table_views import AudiencePatch
+from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, build_view, renders
 
 GM = Actor(id="gm#t", role="gm")
 

@@ -24,6 +24,7 @@ PURE = (
     "vigil.protocol",
     "vigil.table",
     "vigil.table_commands",
+    "vigil.table_views",
     "vigil.views",
 )
 BANNED = ("asyncio", "websockets", "socket", "sqlite3", "time", "datetime", "os", "vigil.store", "vigil.net")

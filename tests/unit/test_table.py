@@ -22,7 +22,8 @@ from vigil.rules.mettle.commands import Heal, Rattle
 from vigil.rules.outcome import RuleError
 from vigil.table import DEFAULT_SETTINGS, Table
 from vigil.table_commands import CharacterCreate, CharacterMeta, ClockRun, TableOptions
-from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, AudiencePatch
+from vigil.table_views import AudiencePatch
+from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience
 
 WALL = 1_000_000.0
 GM = Actor(id="gm#1", role="gm")

@@ -20,7 +20,7 @@ from vigil.net.config import Config
 from vigil.net.host import Conn, Rendered, TableHost
 from vigil.protocol import Patch, Snapshot, encoder
 from vigil.table import Table
-from vigil.views import AudiencePatch
+from vigil.table_views import AudiencePatch
 
 log = structlog.get_logger("vigil")
 
