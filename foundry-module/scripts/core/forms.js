@@ -162,9 +162,11 @@ export function choiceLabel(field, v, t) {
   return textFor(t, key, humanize(String(v)) || String(v));
 }
 
-/** The label of a nullable field's empty choice: what leaving it empty means. */
+/** The label of a nullable field's empty choice, i.e. what leaving it empty
+ * means: VIGIL.Command.<tag>.empty.<field> (beside the command's label and
+ * help), else VIGIL.Empty.<field>, else "Not set". */
 function emptyLabel(b, field) {
-  const specific = textFor(b.t, `VIGIL.Empty.${b.entry.type}.${field.name}`, "");
+  const specific = textFor(b.t, `VIGIL.Command.${b.entry.type}.empty.${field.name}`, "");
   return specific || textFor(b.t, `VIGIL.Empty.${field.name}`, word(b.t, "none"));
 }
 
@@ -515,7 +517,7 @@ function frame(b, field, path, control, label, { hint = null, checkbox = false }
   return { wrap, labelEl, alert };
 }
 
-function makeNode(field, path, control, parts, readFn) {
+function makeNode(field, control, parts, readFn) {
   const node = new Node(field, parts.wrap, parts.labelEl.textContent);
   node.control = control;
   node.alert = parts.alert;
@@ -544,7 +546,7 @@ function textNode(b, field, path, init, label) {
   input.value = init === undefined || init === null ? "" : String(init);
   const hint = numeric ? boundsHint(b.t, field.min, field.max, "value", field.min_exclusive) : null;
   const parts = frame(b, field, path, input, label, { hint });
-  const node = makeNode(field, path, input, parts, (errors, p) => {
+  const node = makeNode(field, input, parts, (errors, p) => {
     if (input.validity?.badInput) {
       pushError(errors, node, p, "not_a_number");
       return UNSET;
@@ -570,7 +572,7 @@ function booleanNode(b, field, path, init, label) {
   const input = el(b.doc, "input", { id, name: path, type: "checkbox" });
   input.checked = Boolean(init);
   const parts = frame(b, field, path, input, label, { checkbox: true });
-  return makeNode(field, path, input, parts, () => Boolean(input.checked));
+  return makeNode(field, input, parts, () => Boolean(input.checked));
 }
 
 /**
@@ -582,7 +584,7 @@ function selectNode(b, field, path, init, label, choices, { empty = null } = {})
   const id = b.id();
   const select = el(b.doc, "select", { id, name: path });
   const parts = frame(b, field, path, select, label);
-  const node = makeNode(field, path, select, parts, (errors, p) => {
+  const node = makeNode(field, select, parts, (errors, p) => {
     const v = select.value;
     if (v === "" || v === undefined || v === null) {
       const r = emptyValue(field);
@@ -634,14 +636,27 @@ function characterNode(b, field, path, init, label) {
 }
 
 /**
- * ref: the existing things of the owner character (field.of, else the
- * command's subject), by name; refilled when that character changes.
+ * The character field whose things a ref field names: `field.of` when the
+ * catalogue says; else the character a player must act through
+ * (senders.player.own: mettle.stabilize uses the helper's kit), else the
+ * command's subject.
+ */
+export function refOwner(entry, field) {
+  if (field.of) return field.of;
+  const chars = new Set((entry.fields ?? []).filter((f) => f.type === "character").map((f) => f.name));
+  const acting = (entry.senders?.player?.own ?? []).find((name) => chars.has(name));
+  return acting ?? subjectField(entry)?.name ?? null;
+}
+
+/**
+ * ref: the existing things of the owner character (refOwner), by name;
+ * refilled when that character changes.
  */
 function refNode(b, field, path, init, label) {
   // Inside a sheet (a new character's, a correction's value) a ref is where
   // the thing is defined: its id is typed, not chosen.
   if (b.defining) return textNode(b, { ...field, type: "string" }, path, init ?? field.default, label);
-  const ownerName = field.of ?? subjectField(b.entry)?.name;
+  const ownerName = refOwner(b.entry, field);
   const owner = () => (b.charNodes[ownerName] ? b.charNodes[ownerName].currentValue() : b.ctx.char ?? null);
   const where = b.gameEntry(field, path, true)?.refs?.[field.ref] ?? null;
   const choicesFor = (id) => refChoices(field.ref, b.ctx.state?.characters?.[id]?.sheet, where).map(([k, text]) => [k, text, k]);
@@ -1089,7 +1104,7 @@ function documentNode(b, field, path, label) {
       failed = true;
     }
   });
-  const node = makeNode(field, path, input, parts, (errors, p) => {
+  const node = makeNode(field, input, parts, (errors, p) => {
     if (failed) pushError(errors, node, p, "bad_document");
     else if (loaded === UNSET && field.required) pushError(errors, node, p, "required");
     return failed ? UNSET : loaded;
