@@ -7,6 +7,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { FakeDocument } from "./fakes/dom.mjs";
 import { CATALOGUE, trialState } from "./fixtures/catalogue.mjs";
 import {
@@ -14,8 +15,11 @@ import {
   correctablePaths, parseText, htmlPattern, textFor, humanize, subjectField, refOwner,
 } from "../scripts/core/forms.js";
 
-// Foundry's localize answers a missing key with the key itself.
+// The form's own words from lang/en.json (VIGIL.Form*), plus the fixture's
+// labels; Foundry's localize answers a missing key with the key itself.
+const LANG = JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url), "utf8"));
 const WORDS = {
+  ...Object.fromEntries(Object.entries(LANG).filter(([k]) => k.startsWith("VIGIL.Form"))),
   "VIGIL.Command.trial.pain.label": "Pain",
   "VIGIL.Command.trial.pain.help": "Pain received; tests mettle.",
   "VIGIL.Field.amount": "Amount",
@@ -366,7 +370,7 @@ test("pure helpers: subject, refs, correctable paths, parsing, HTML patterns", (
   assert.deepEqual(refChoices("injury", sheet, { path: "injuries", id: "id" }), [["1", "Broken arm"], ["2", "Injury 2"]]);
   assert.deepEqual(refChoices("kit", sheet), [["medicine", "medicine"]]);
   assert.deepEqual(refChoices("poison", { poisons: { p1: { name: "Asp venom" }, p2: { name: "" } } }), [["p1", "Asp venom"], ["p2", "p2"]]);
-  const paths = correctablePaths(CATALOGUE.games.trial, { state: trialState() }, "alys").map((p) => [p.path, p.label]);
+  const paths = correctablePaths(CATALOGUE.games.trial, { state: trialState(), t }, "alys").map((p) => [p.path, p.label]);
   assert.deepEqual(paths, [["pain", "Pain"], ["kits.herbs", "Kits › herbs"], ["kits.rope", "Kits › rope"], ["kits.*", "Kits › New entry…"]]);
   assert.deepEqual(parseText({ type: "integer", min: 1 }, " 4 "), { value: 4 });
   assert.deepEqual(parseText({ type: "string", max_length: 2 }, "abc"), { error: "too_long", params: { max: 2 } });

@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -33,9 +32,6 @@ from tests.support.server import ServerProcess
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = ROOT / "foundry-module"
 SHOTS = ROOT / "artifacts" / "forms"
-# A catalogue generated elsewhere (another checkout's `vigil schema`) may be
-# served instead of the module's own: catalogue.js (and en.json) from there.
-CATALOGUE_DIR = Path(os.environ["VIGIL_CATALOGUE_DIR"]) if os.environ.get("VIGIL_CATALOGUE_DIR") else None
 ROLES_WITH_NAMES = {
     "button",
     "checkbox",
@@ -51,18 +47,6 @@ ROLES_WITH_NAMES = {
 }
 
 
-def _catalogue_js() -> Path:
-    if CATALOGUE_DIR is not None:
-        return CATALOGUE_DIR / "catalogue.js"
-    return MODULE / "scripts" / "core" / "catalogue.js"
-
-
-def _lang_json() -> Path:
-    if CATALOGUE_DIR is not None and (CATALOGUE_DIR / "en.json").exists():
-        return CATALOGUE_DIR / "en.json"
-    return MODULE / "lang" / "en.json"
-
-
 class _Handler(http.server.SimpleHTTPRequestHandler):
     """The module's files at the URLs the pages use: /client/ is scripts/
     (as `vigil serve` maps it), /lang/ and /harness/ the module's."""
@@ -75,10 +59,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def translate_path(self, path: str) -> str:
         rel = unquote(urlsplit(path).path)
-        if rel == "/client/core/catalogue.js":
-            return str(_catalogue_js())
         if rel == "/lang/en.json":
-            return str(_lang_json())
+            return str(MODULE / "lang" / "en.json")
         for prefix, base in (("/client/", MODULE / "scripts"), ("/harness/", MODULE / "test" / "harness")):
             if rel.startswith(prefix):
                 target = (base / rel[len(prefix) :]).resolve()
@@ -91,8 +73,6 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture
 def forms_site() -> Iterator[str]:
-    if not _catalogue_js().exists():
-        pytest.skip(f"no generated catalogue at {_catalogue_js()} (run `vigil schema --out schemas`)")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

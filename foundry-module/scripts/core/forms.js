@@ -70,57 +70,9 @@ const NEW_VALUE = "\u0000new";
 /** Preferred subject fields, in order: the character a form acts on. */
 const SUBJECT_FIELDS = ["char", "patient", "who"];
 
-/**
- * English for the form's own words, by the suffix of their key
- * VIGIL.Form.<suffix> (placeholders as in game.i18n.format). A translation
- * in `t` wins; these keep a form readable when lang/en.json lacks the key.
- */
-export const FORM_WORDS = {
-  choose: "Choose…",
-  none: "Not set",
-  yes: "Yes",
-  no: "No",
-  add: "Add",
-  remove: "Remove",
-  item: "{label} {n}",
-  key: "Name",
-  character: "Character",
-  value: "Value",
-  newKey: "New entry…",
-  newEntry: "New…",
-  newNamed: "New {label}",
-  use: "Set {label}",
-  path: "What to correct",
-  newValue: "New value",
-  noChoices: "None available",
-  range: "From {min} to {max}",
-  atLeast: "At least {min}",
-  atMost: "At most {max}",
-  above: "More than {min}",
-  aboveAtMost: "More than {min}, at most {max}",
-  lengthRange: "Between {min} and {max} entries",
-  upTo: "Up to {max} entries",
-  invalid: "Please correct the marked fields.",
-};
-
-/** Error codes of readForm → English (key VIGIL.FormError.<code>). */
-export const FORM_ERRORS = {
-  required: "{label}: this is required.",
-  not_a_number: "{label}: enter a number.",
-  not_an_integer: "{label}: enter a whole number.",
-  too_small: "{label}: at least {min}.",
-  too_large: "{label}: at most {max}.",
-  not_above: "{label}: more than {min}.",
-  not_below: "{label}: less than {max}.",
-  bad_document: "{label}: this file is not a Vigil table export (JSON).",
-  too_short: "{label}: at least {min} characters.",
-  too_long: "{label}: at most {max} characters.",
-  bad_pattern: "{label}: this text is not allowed here.",
-  bad_choice: "{label}: choose one of the offered values.",
-  too_few: "{label}: at least {min} entries.",
-  too_many: "{label}: at most {max} entries.",
-  duplicate_key: "{label}: “{key}” appears twice.",
-};
+// The form's own words are lang/en.json's VIGIL.Form.<name> and
+// VIGIL.FormError.<code> (the module's game.i18n and the pages' loaded
+// lang file both give them through `t`); a key `t` lacks reads as its name.
 
 // ---- words -----------------------------------------------------------------
 
@@ -142,7 +94,7 @@ export function textFor(t, key, fallback, params = {}) {
   return format(s, params);
 }
 
-const word = (t, name, params) => textFor(t, `VIGIL.Form.${name}`, FORM_WORDS[name], params);
+const word = (t, name, params) => textFor(t, `VIGIL.Form.${name}`, humanize(name), params);
 
 /** A command's label, e.g. "Pain"; fallback from its tag ("Character create"). */
 export function commandLabel(entry, t) {
@@ -1266,7 +1218,7 @@ export function readForm(form) {
     const out = errors.map((e) => ({
       field: e.field,
       code: e.code,
-      message: textFor(t, `VIGIL.FormError.${e.code}`, FORM_ERRORS[e.code] ?? e.code, e.params),
+      message: textFor(t, `VIGIL.FormError.${e.code}`, `{label}: ${humanize(e.code)}`, e.params),
       node: e.node,
     }));
     const shown = new Set();
