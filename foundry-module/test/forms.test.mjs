@@ -368,8 +368,9 @@ test("pure helpers: subject, refs, correctable paths, parsing, HTML patterns", (
   assert.equal(refOwner(remove, remove.fields[1]), "char");
   const sheet = trialState().characters.brannoc.sheet;
   assert.deepEqual(refChoices("injury", sheet, { path: "injuries", id: "id" }), [["1", "Broken arm"], ["2", "Injury 2"]]);
-  assert.deepEqual(refChoices("kit", sheet), [["medicine", "medicine"]]);
-  assert.deepEqual(refChoices("poison", { poisons: { p1: { name: "Asp venom" }, p2: { name: "" } } }), [["p1", "Asp venom"], ["p2", "p2"]]);
+  assert.deepEqual(refChoices("kit", sheet, { path: "kits" }), [["medicine", "medicine"]]);
+  assert.deepEqual(refChoices("kit", sheet), []);
+  assert.deepEqual(refChoices("poison", { poisons: { p1: { name: "Asp venom" }, p2: { name: "" } } }, { path: "poisons" }), [["p1", "Asp venom"], ["p2", "p2"]]);
   const paths = correctablePaths(CATALOGUE.games.trial, { state: trialState(), t }, "alys").map((p) => [p.path, p.label]);
   assert.deepEqual(paths, [["pain", "Pain"], ["kits.herbs", "Kits › herbs"], ["kits.rope", "Kits › rope"], ["kits.*", "Kits › New entry…"]]);
   assert.deepEqual(parseText({ type: "integer", min: 1 }, " 4 "), { value: 4 });

@@ -49,21 +49,6 @@ const UNSET = Symbol("unset");
 const FORMS = new WeakMap();
 let formSeq = 0;
 
-/**
- * Where the things a `ref` field names live in a character's sheet (the
- * view's characters[id].sheet, see server/vigil/rules/<game>/state.py), for
- * a catalogue without games.<game>.refs: a list of {id, label|name} (Pain &
- * Mettle injuries) or a map keyed by id (kits, disciplines, Hursagmu
- * poisons and traits). A kind not listed is looked up under its plural.
- */
-export const REF_SOURCES = {
-  injury: "injuries",
-  kit: "kits",
-  discipline: "disciplines",
-  poison: "poisons",
-  trait: "traits",
-};
-
 /** The value of a ref select's "New…" choice (no id typed by a person has it). */
 const NEW_VALUE = "\u0000new";
 
@@ -177,13 +162,13 @@ export function characterChoices(entry, field, { state, role, own = [] } = {}) {
 /**
  * The existing things of `kind` in `sheet`, as [id, label]. `where` is the
  * catalogue's games.<game>.refs[kind]: {path} of a map keyed by their ids,
- * or {path, id} of a list of objects with that id field; without it,
- * REF_SOURCES says.
+ * or {path, id} of a list of objects with that id field (the server
+ * derives it from the sheet's types; a kind it does not list has none).
  */
 export function refChoices(kind, sheet, where = null) {
-  const path = where?.path ?? REF_SOURCES[kind] ?? `${kind}s`;
-  const idField = where?.id ?? "id";
-  const coll = sheet?.[path];
+  if (!where?.path) return [];
+  const idField = where.id ?? "id";
+  const coll = sheet?.[where.path];
   const named = (v, fallback) => (v && typeof v === "object" && (v.label || v.name)) || fallback;
   if (Array.isArray(coll)) {
     return coll.map((item, i) => {
