@@ -1,1 +1,21 @@
-"""The network edge: websockets server, HTTP routes, fan-out, timers."""
+"""The network edge, a module per job around a whole table:
+
+- :mod:`~vigil.net.connection`: one connection's loop (hello, rate limit,
+  decoding, error answers);
+- :mod:`~vigil.net.commands`: what each command does (operator, admin,
+  rules and table commands, history pages);
+- :mod:`~vigil.net.writer`: the one path by which a table changes (lock,
+  change, commit, ack, fan-out, timer), admin changes included;
+- :mod:`~vigil.net.committer`: commit groups and snapshots;
+- :mod:`~vigil.net.fanout`: patches and snapshots to connections, the replay
+  buffer, the watchdog of slow clients;
+- :mod:`~vigil.net.timers`: timers, and the clock's pause without a GM;
+- :mod:`~vigil.net.hub`: the tables in memory, tokens, who watches what;
+- :mod:`~vigil.net.host`, :mod:`~vigil.net.errors`: a hosted table and a
+  connection; refusals;
+- :mod:`~vigil.net.app`, :mod:`~vigil.net.http`, :mod:`~vigil.net.config`:
+  starting and stopping, plain HTTP, settings.
+
+The table itself (its views, patches and rollback) is :mod:`vigil.table`;
+it knows nothing of connections or the store.
+"""
