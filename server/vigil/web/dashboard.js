@@ -201,18 +201,23 @@ async function openAsGm(t) {
 async function exportTable(tableId) {
   const ack = await run({ type: "table.export" }, { table: tableId });
   if (!ack) return;
-  const blob = new Blob([JSON.stringify(ack.result, null, 2)], { type: "application/json" });
-  const a = h("a", { href: URL.createObjectURL(blob), download: `vigil-${tableId}.json` });
+  download(ack.result, `vigil-${tableId}.json`);
+  say(`Exported ${tableId}.`);
+}
+
+/** Save a JSON document as a file download. */
+function download(document_, filename) {
+  const blob = new Blob([JSON.stringify(document_, null, 2)], { type: "application/json" });
+  const a = h("a", { href: URL.createObjectURL(blob), download: filename });
   document.body.append(a);
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-  say(`Exported ${tableId}.`);
 }
 
 /** A button that asks once more before it acts (no modal dialog: works by keyboard). */
-function confirmButton(label, text, action, key = null) {
-  const button = h("button", { type: "button", class: "btn small tone-danger", "aria-label": label, dataset: key ? { key } : {} }, text);
+function confirmButton(label, text, action, key = null, command = null) {
+  const button = h("button", { type: "button", class: "btn small tone-danger", "aria-label": label, dataset: { ...(key ? { key } : {}), ...(command ? { command } : {}) } }, text);
   let armed = false;
   button.addEventListener("click", () => {
     if (!armed) {
@@ -306,7 +311,7 @@ const BESPOKE = new Set([
   "clock.pause", "clock.run", "clock.set", "combat.start", "combat.next_round", "combat.end", "undo",
   "token.mint", "token.list", "token.revoke", "character.remove",
   "dryh.open", "dryh.declare", "dryh.help", "dryh.roll", "dryh.cancel", "dryh.despair_spend", "dryh.hope_improve", "dryh.resolve", "dryh.choose",
-  "table.create", "table.import", "table.list", "table.delete", "table.export",
+  "table.create", "table.import", "table.list", "table.delete",
 ]);
 
 /** Built forms by slot ("act:<tag>", "table:<tag>"), kept across renders. */
@@ -342,22 +347,25 @@ function formCtx(state, extra = {}) {
  * pass or fail, TN and dice are read where the button was pressed. A
  * refusal is shown in the form's own alert (by the form builder).
  */
-async function submitForm(body, form) {
-  delete form.dataset.dirty;
+async function submitForm(body, sent) {
+  delete sent.dataset.dirty;
   const ack = await client.send(body);
+  // The patch may have rebuilt the form meanwhile: draw into the one shown.
+  const form = slots.get(sent.dataset.slot)?.form ?? sent;
   form.dataset.result = "ack";
+  if (body.type === "table.export") download(ack.result, `vigil-${client.tableId ?? "table"}.json`);
   const out = form.querySelector(".form-result") ?? form.appendChild(h("div", { class: "form-result", role: "status", "aria-live": "polite" }));
-  if (ack.rev === null || ack.rev === undefined) {
-    swap(out, h("p", { class: "muted" }, "Done."));
-    return ack;
+  let lines = [h("p", { class: "muted" }, "Done.")];
+  if (ack.rev !== null && ack.rev !== undefined) {
+    try {
+      const page = await client.history({ before: ack.rev + 1, limit: 1 });
+      const entry = page.entries.find((e) => e.rev === ack.rev);
+      if (entry) lines = entry.events.map((ev) => h("p", { class: `result-line code-${ev.code}`, dataset: { code: ev.code } }, eventSentence(ev, names), eventDice(ev)));
+    } catch {
+      /* the history shows it anyway */
+    }
   }
-  try {
-    const page = await client.history({ before: ack.rev + 1, limit: 1 });
-    const entry = page.entries.find((e) => e.rev === ack.rev);
-    swap(out, entry ? entry.events.map((ev) => h("p", { class: `result-line code-${ev.code}`, dataset: { code: ev.code } }, eventSentence(ev, names), eventDice(ev))) : h("p", { class: "muted" }, "Done."));
-  } catch {
-    swap(out, h("p", { class: "muted" }, "Done."));
-  }
+  swap(slots.get(sent.dataset.slot)?.form.querySelector(".form-result") ?? out, lines);
   return ack;
 }
 
@@ -379,6 +387,8 @@ function placeForms(container, prefix, entries, identity, data, extraFor = () =>
     if (!have || have.identity !== id || (have.data !== data && !have.form.dataset.dirty)) {
       form = buildForm(entry, formCtx(state, extraFor(entry)));
       form.classList.add("action");
+      form.dataset.slot = slot;
+      if (have?.form.dataset.result) form.dataset.result = have.form.dataset.result;
       form.addEventListener("input", () => {
         form.dataset.dirty = "1";
       });
@@ -542,7 +552,7 @@ function cardControls(id, ch, selected) {
       },
       ["full", "status", "hidden"].map((v) => h("option", { value: v, selected: ch.visibility === v }, t(`VIGIL.Choice.visibility.${v}`))),
     ),
-    confirmButton(`Remove ${ch.name}`, "Remove", () => run({ type: "character.remove", char: id }), `remove:${id}`),
+    confirmButton(`Remove ${ch.name}`, "Remove", () => run({ type: "character.remove", char: id }), `remove:${id}`, "character.remove"),
   );
 }
 
@@ -782,7 +792,7 @@ async function refreshTokens() {
                   say(`Revoked ${t.label || t.token_id}.`);
                   refreshTokens();
                 }
-              }),
+              }, null, "token.revoke"),
         ),
       ),
     );
