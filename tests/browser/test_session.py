@@ -280,3 +280,29 @@ async def test_every_command_of_each_game_is_reachable_from_the_gm_page(
         }
         missing = sorted(set(tags) - set(shown) - staged)
         assert missing == [], (system, missing)
+
+
+async def test_rattle_shown_falling_while_the_clock_runs_without_any_patch(
+    vigil_server: ServerProcess, new_page: Any
+) -> None:
+    """MET-14 on screen: rattle wears off 1 per game second out of combat;
+    both pages redraw it from the clock anchor (derived ``rattle_zero_at``)
+    while no patch arrives (the client's revision stays where it was)."""
+    gm = await new_page()
+    watch = await new_page()
+    await open_live(gm, f"{vigil_server.url}/#token={vigil_server.gm_token}")
+    await open_live(watch, f"{vigil_server.url}/watch#token={vigil_server.spectator_token}")
+    await gm.locator("#clock-run").click()
+    await expect(gm.locator("#clock-mode")).to_have_attribute("data-mode", "running")
+    await gm.locator("#act-char").select_option("ysolde")
+    await act(gm, "mettle.rattle", amount="30")
+    for page in (gm, watch):
+        await page.wait_for_function("window.vigil.state.characters.ysolde.derived?.rattle_zero_at > 0")
+    revs = [await p.evaluate("window.vigil.rev") for p in (gm, watch)]
+    value = card(watch, "ysolde").locator("[data-stat=rattle] .stat-value")
+    first = int(await value.text_content() or "0")
+    await expect(value).not_to_have_text(str(first))
+    later = int(await value.text_content() or "0")
+    assert 0 < later < first <= 30, (first, later)
+    await expect(card(gm, "ysolde").locator("[data-stat=rattle] .stat-value")).not_to_have_text(str(first))
+    assert [await p.evaluate("window.vigil.rev") for p in (gm, watch)] == revs, "no patch arrived"

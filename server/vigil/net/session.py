@@ -23,6 +23,7 @@ from vigil import auth, permissions
 from vigil.anchor import Anchor
 from vigil.close_codes import CloseCode
 from vigil.net.hub import Conn, Hub, Refused, TableHost
+from vigil.plain_errors import refusal
 from vigil.protocol import (
     PROTOCOL_VERSION,
     Ack,
@@ -198,7 +199,11 @@ def _version() -> str:
 async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
     try:
         msg = client_decoder.decode(frame)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+    except msgspec.ValidationError as exc:
+        code, params = refusal(str(exc))
+        await _answer(conn, hub.error(code, params, _peek_id(frame)))
+        return
+    except msgspec.DecodeError as exc:
         await _answer(conn, hub.error("bad_message", {"reason": str(exc)}, _peek_id(frame)))
         return
     if isinstance(msg, Ping):

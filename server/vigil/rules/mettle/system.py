@@ -182,6 +182,7 @@ class MettleSystem:
             "stabilized": char.stabilized,
             "rest_hours": done,
             "hours_toward_respite": done % rest.RESPITE_HOURS,
+            "respite_hours": rest.RESPITE_HOURS,
             "next_rest_hour_at": rest.boundary(char, done + 1) if resting else None,
             "next_respite_at": (
                 rest.boundary(char, (done // rest.RESPITE_HOURS + 1) * rest.RESPITE_HOURS)
