@@ -877,6 +877,12 @@ function eventDice(ev) {
 // ---- ticking -------------------------------------------------------------------
 
 function tickAll() {
+  // While the server is away its clock is unknown: the reading stops (the
+  // mode says so) instead of running on as if the table were live.
+  if (client?.state && client.status !== "connected") {
+    if ($("clock-mode").textContent !== "offline") $("clock-mode").textContent = "offline";
+    return;
+  }
   if (client?.state) {
     const now = client.gameNow();
     const text = formatGameTime(now);
