@@ -127,9 +127,15 @@ class Table:
         old_games, self._games = self._games, {}
         if state is None:
             state = msgspec.convert(doc["state"], self.system.table_type)
-        if previous is not None and old_games and _same_table(previous, state):
+        if (
+            previous is not None
+            and old_games
+            and _same_table(previous, state)
+            and (not self.system.table_view_reads_sheets or previous.characters == state.characters)
+        ):
             # The game's table-level view depends on the table-level state
-            # and on which characters exist, nothing else.
+            # and on which characters exist (and, where the game says so, on
+            # their sheets), nothing else.
             self._games = old_games
         elif old_games:
             self._old_games = old_games

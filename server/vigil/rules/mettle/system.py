@@ -33,6 +33,7 @@ class MettleSystem:
     commands: tuple[type[Command], ...] = c.COMMANDS
     rule_book: RuleBook = RULE_BOOK
     pending_choices: Mapping[str, tuple[str, ...]] = {}
+    table_view_reads_sheets: bool = False
 
     def new_table(self, options: Mapping[str, Any]) -> MettleTable:
         try:
