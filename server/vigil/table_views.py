@@ -79,9 +79,11 @@ class TableViews:
             and old_games
             and previous.characters.keys() == state.characters.keys()
             and same_table_level(previous, state)
+            and (not self.system.table_view_reads_sheets or previous.characters == state.characters)
         ):
             # The game's table-level view depends on the table-level state
-            # and on which characters exist, nothing else.
+            # and on which characters exist (and, where the game says so, on
+            # their sheets), nothing else.
             self._games = old_games
         elif old_games:
             self._old_games = old_games

@@ -160,10 +160,8 @@ async def test_dryh_roll_through_every_phase_same_dice_on_spectator(
     gm = await new_page(1400, 1000)
     await open_live(gm, gm_url)
     for cid, name in (("alice", "Alice"), ("bob", "Bob")):
-        await gm.locator("#new-char-id").fill(cid)
-        await gm.locator("#new-char-name").fill(name)
-        await gm.locator("#new-sheet").fill('{"discipline": 3}')
-        await gm.get_by_role("button", name="Add character").click()
+        # The character form of the game (typed sheet fields, no JSON).
+        await act(gm, "character.create", id=cid, name=name, **{"sheet.discipline": "3"})
         await expect(card(gm, cid)).to_be_visible()
     await gm.get_by_role("button", name="Mint spectator link").click()
     spectator_link = gm.locator("#invite-out input.link-field")
@@ -320,8 +318,13 @@ async def test_invites_mint_copy_list_and_revoke(vigil_server: ServerProcess, ne
     await open_live(player, url)
     assert await player.evaluate("window.vigil.role") == "player"
     await expect(card(player, "brannoc")).to_be_visible()
-    # A player's page has no GM controls.
-    await expect(player.locator("#actions")).to_be_hidden()
+    # A player's page has no GM controls: only what the player may send for
+    # its own character (the catalogue's senders).
+    await expect(player.locator("#clock-run")).to_be_hidden()
+    await expect(player.locator("#table-forms")).to_be_hidden()
+    await expect(player.locator("form[data-command='mettle.rest_start']")).to_be_visible()
+    await expect(player.locator("form[data-command='mettle.pain']")).to_have_count(0)
+    await expect(player.locator("#act-char option")).to_have_text(["Brannoc"])
 
     revoke = row.get_by_role("button", name="Revoke Anna")
     await revoke.click()
@@ -348,10 +351,12 @@ async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerP
     await expect(ysolde.locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^0"))
     await expect(gm.locator("#history .entry.undone")).to_contain_text("Ysolde takes 3 pain")
 
-    await gm.locator("#correct-target").select_option("ysolde")
-    await gm.locator("#correct-field").fill("rattle")
-    await gm.locator("#correct-value").fill("2")
-    await gm.get_by_role("button", name="Set", exact=True).click()
+    # A correction: the character and the field chosen by name, a typed value.
+    correct = gm.locator("#table-forms form[data-command='correct']")
+    await correct.locator("[name='char']").select_option("ysolde")
+    await correct.locator("[name='field']").select_option("rattle")
+    await correct.locator("[name='value']").fill("2")
+    await correct.locator("button[type=submit]").click()
     await expect(ysolde.locator("[data-stat=rattle] .stat-value")).to_have_text("2")
     await expect(card(watch, "ysolde").locator("[data-stat=rattle] .stat-value")).to_have_text("2")
 
@@ -359,10 +364,11 @@ async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerP
     await expect(card(watch, "ysolde")).to_have_count(0)
     await expect(ysolde).to_have_class(re.compile("vis-hidden"))
 
-    # Not dying: the rules refuse; the GM reads a sentence, not a code.
+    # Not dying: the rules refuse; the GM reads a sentence, not a code, in
+    # the form that was sent (not a toast over other controls).
     await gm.locator("#act-char").select_option("brannoc")
     await act(gm, "mettle.stabilize_by_fiat")
-    message = gm.locator("#messages .tone-error").last
+    message = gm.locator("form[data-command='mettle.stabilize_by_fiat'] .vigil-form-error")
     await expect(message).to_contain_text("Brannoc")
     text = await message.text_content()
     assert text and "not_dying" not in text and "{" not in text

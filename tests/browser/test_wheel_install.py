@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -38,6 +39,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A fresh venv (outside the checkout) with the built wheel installed."""
     base = tmp_path_factory.mktemp("wheel")
     dist = base / "dist"
+    # pip builds in the tree, and setuptools reuses build/lib: a file deleted
+    # from the source since the last build would otherwise ride along.
+    shutil.rmtree(ROOT / "build", ignore_errors=True)
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", dist, ROOT, cwd=base)
     wheels = list(dist.glob("vigil-*.whl"))
     assert len(wheels) == 1, wheels

@@ -7,6 +7,7 @@ from dryh_helpers import PLAYER, by_code, codes, new_table, one, refused, rolled
 from vigil.rules.commands import Correct
 from vigil.rules.dryh import commands as c
 from vigil.rules.dryh.system import SYSTEM
+from vigil.rules.dryh.view import legal_moves
 
 
 def test_dryh14_discipline_dominates_player_chooses() -> None:
@@ -260,3 +261,28 @@ def test_dryh_full_conflict_through_all_phases() -> None:
     assert (a.fight, a.flight, a.madness, a.exhaustion) == (1, 0, 1, 2)
     assert (b.fight, b.flight) == (0, 1)
     assert (t.hope, t.despair) == (2, 0)
+
+
+def test_legal_moves_are_exactly_what_the_rules_accept() -> None:
+    """The view's ``legal`` menus (issue 13, item 10): every listed move is
+    accepted and every unlisted one refused, so a menu never offers a move
+    the server refuses (no fight to uncheck; failure consequences off)."""
+    off = new_table({"a": {"discipline": 2}})
+    off, _ = rolled(off, d=[5, 5], p=[6, 1])
+    assert legal_moves(off, "a", off.rolls["a"]) == {"failures": ["none"], "choices": {}}
+    on = new_table({"a": {"discipline": 2, "fight": 3}}, failure_consequences=True)
+    on, _ = rolled(on, d=[5, 5], p=[6, 1])
+    legal = legal_moves(on, "a", on.rolls["a"])
+    assert legal["failures"] == ["none", "exhaustion", "flight"]  # fight is full (DRYH-21/18)
+    refused(on, c.Resolve(char="a", failure="fight"), "response_full")
+
+    t = new_table({"a": {"discipline": 2, "flight": 1, "exhaustion": 2}})
+    t, _ = rolled(t, d=[6, 1], e=[2, 2], p=[4])
+    t, _ = run(t, c.Resolve(char="a"))
+    legal = legal_moves(t, "a", t.rolls["a"])
+    assert legal == {"failures": [], "choices": {"a": ["uncheck_flight", "exhaustion_down", "nothing"]}}
+    refused(t, c.Choose(char="a", choice="uncheck_fight"), "nothing_to_remove")
+    for choice in legal["choices"]["a"]:
+        run(t, c.Choose(char="a", choice=choice))  # type: ignore[arg-type]
+    view = SYSTEM.public_table(t, frozenset({"a"}), frozenset())
+    assert view["rolls"]["a"]["legal"] == legal

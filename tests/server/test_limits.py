@@ -101,15 +101,37 @@ async def test_hello_rules(tmp_path: pathlib.Path) -> None:
 async def test_out_of_range_values_are_refused(running: Running) -> None:
     _table, gm = await running.table("dryh", {"hero": {}})
     rev = gm.rev
-    for body in (
-        {"type": "dryh.open", "char": "hero", "pain": 31, "kind": "environmental"},
-        {"type": "character.create", "id": "x" * 65, "name": "X"},
-        {"type": "character.create", "id": "ok", "name": "N" * 65},
-        {"type": "character.meta", "char": "hero", "notes": "n" * 2001},
-        {"type": "dryh.open", "char": "hero", "pain": 3, "kind": "environmental", "extra": True},
+    for body, field, reason in (
+        (
+            {"type": "dryh.open", "char": "hero", "pain": 31, "kind": "environmental"},
+            "pain",
+            "it must be 30 or less",
+        ),
+        (
+            {"type": "character.create", "id": "x" * 65, "name": "X"},
+            "id",
+            "it must be at most 64 characters long",
+        ),
+        (
+            {"type": "character.create", "id": "ok", "name": "N" * 65},
+            "name",
+            "it must be at most 64 characters long",
+        ),
+        (
+            {"type": "character.meta", "char": "hero", "notes": "n" * 2001},
+            "notes",
+            "it must be at most 2000 characters long",
+        ),
+        (
+            {"type": "dryh.open", "char": "hero", "pain": 3, "kind": "environmental", "extra": True},
+            "extra",
+            "there is no such field here",
+        ),
     ):
         reply = await gm.cmd(body)
-        assert reply["type"] == "error" and reply["code"] == "bad_message", (body, reply)
+        # Plain words naming the field (the page puts its label in front), no msgspec jargon.
+        assert reply["type"] == "error" and reply["code"] == "bad_input", (body, reply)
+        assert reply["params"] == {"field": field, "reason": reason}, reply
     helpers = [f"h{i}" for i in range(7)]
     for h in helpers:
         await gm.ok({"type": "character.create", "id": h, "name": h})

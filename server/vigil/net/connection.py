@@ -25,6 +25,7 @@ from vigil.net import commands
 from vigil.net.errors import Refused, error_message
 from vigil.net.host import Conn
 from vigil.net.hub import Hub
+from vigil.plain_errors import refusal
 from vigil.protocol import (
     PROTOCOL_VERSION,
     Cmd,
@@ -152,7 +153,13 @@ async def _refuse_hello(
 async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
     try:
         msg = client_decoder.decode(frame)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+    except msgspec.ValidationError as exc:
+        # A well-formed message with a bad value: said in plain words, with
+        # the field it is about (plain_errors), so a page can mark that field.
+        code, params = refusal(str(exc))
+        await _answer(conn, error_message(code, params, _peek_id(frame)))
+        return
+    except msgspec.DecodeError as exc:
         await _answer(conn, error_message("bad_message", {"reason": str(exc)}, _peek_id(frame)))
         return
     if isinstance(msg, Ping):

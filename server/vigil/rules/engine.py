@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
+from vigil.plain_errors import explain
 from vigil.rules.commands import (
     AddCharacter,
     CombatEnd,
@@ -106,7 +107,7 @@ def _dispatch(system: Game, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
     match cmd:
         case AddCharacter():
             if cmd.id in t.characters:
-                raise RuleError("character_exists", char=cmd.id)
+                raise RuleError("character_exists", id=cmd.id)
             t.characters[cmd.id] = _convert(cmd.sheet, system.character_type, "sheet", cmd.sheet)
             system.validate(t)
             return [Event(code="character_added", at=now, char=cmd.id)]
@@ -220,7 +221,7 @@ def _convert(data: Any, typ: type[T], field: str, value: Any) -> T:
     try:
         return msgspec.convert(data, typ)
     except msgspec.ValidationError as exc:
-        raise RuleError("bad_value", field=field, value=_short(value), reason=str(exc)) from None
+        raise RuleError("bad_value", field=field, value=_short(value), reason=explain(str(exc))[1]) from None
 
 
 def _short(value: Any) -> str:

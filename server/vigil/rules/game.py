@@ -90,6 +90,9 @@ class Game(Protocol):
     """The choices a resolved roll may leave pending, by kind, with the moves
     each kind allows (DRYH-14/16/20); empty in games without them. Clients
     read them from the catalogue instead of copying them."""
+    # Does ``public_table`` read the characters' sheets (DRYH: the legal
+    # moves of an open roll)? Then its view is rebuilt when a sheet changes.
+    table_view_reads_sheets: bool
 
     def new_table(self, options: Mapping[str, Any]) -> Any:
         """A fresh table with validated options (defaults for the rest)."""

@@ -3,10 +3,14 @@
  *
  * - operator: the server's tables (list, create, archive, export, import,
  *   delete);
- * - gm: one table, live, with every command of its game, the DRYH roll
- *   panel, history, undo, corrections, visibility and invites;
- * - player / spectator: the same cards read-only (this page is for GMs; a
- *   stream should use /watch).
+ * - gm: one table, live, with every command of the catalogue for its game
+ *   (forms built by the client core's form builder from the command
+ *   catalogue: nothing here lists a command's fields), the DRYH roll panel,
+ *   history, undo, table options, corrections, visibility and invites;
+ * - player: the same table, with every command this player may send for
+ *   its own characters (the catalogue's senders) and the pending choices
+ *   addressed to them, offering only the moves the server lists as legal;
+ * - spectator: the cards, read-only (a stream should use /watch).
  *
  * All traffic goes through the shared client core (`VigilClient`), which
  * reconnects and resumes by itself; this file only draws its `state` and
@@ -16,7 +20,7 @@
 
 import { VigilClient } from "/client/core/client.js";
 import { CATALOGUE } from "/client/core/catalogue.js";
-import { ACTIONS, TABLE_ACTIONS, actionForm, refreshDynamic } from "./actions.js";
+import { buildForm, choiceLabel, maySend, subjectField } from "/client/core/forms.js";
 import {
   STATUS_WORDS,
   errorSentence,
@@ -25,6 +29,7 @@ import {
   h,
   loadCatalogue,
   swap,
+  t,
   takeToken,
   trackEdits,
   wsUrl,
@@ -196,18 +201,23 @@ async function openAsGm(t) {
 async function exportTable(tableId) {
   const ack = await run({ type: "table.export" }, { table: tableId });
   if (!ack) return;
-  const blob = new Blob([JSON.stringify(ack.result, null, 2)], { type: "application/json" });
-  const a = h("a", { href: URL.createObjectURL(blob), download: `vigil-${tableId}.json` });
+  download(ack.result, `vigil-${tableId}.json`);
+  say(`Exported ${tableId}.`);
+}
+
+/** Save a JSON document as a file download. */
+function download(document_, filename) {
+  const blob = new Blob([JSON.stringify(document_, null, 2)], { type: "application/json" });
+  const a = h("a", { href: URL.createObjectURL(blob), download: filename });
   document.body.append(a);
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-  say(`Exported ${tableId}.`);
 }
 
 /** A button that asks once more before it acts (no modal dialog: works by keyboard). */
-function confirmButton(label, text, action, key = null) {
-  const button = h("button", { type: "button", class: "btn small tone-danger", "aria-label": label, dataset: key ? { key } : {} }, text);
+function confirmButton(label, text, action, key = null, command = null) {
+  const button = h("button", { type: "button", class: "btn small tone-danger", "aria-label": label, dataset: { ...(key ? { key } : {}), ...(command ? { command } : {}) } }, text);
   let armed = false;
   button.addEventListener("click", () => {
     if (!armed) {
@@ -280,21 +290,137 @@ function buildGm(state) {
   document.body.dataset.system = state.system;
   $("gm").classList.toggle("readonly", !gm);
   for (const el of document.querySelectorAll(".gm-only")) el.hidden = !gm;
+  $("actions").hidden = !(gm || client.role === "player");
   $("dryh-panel").hidden = state.system !== "dryh";
   trackEdits($("gm"));
-  if (!gm) return;
+  slots.clear();
+  $("action-forms").replaceChildren();
+  $("table-forms").replaceChildren();
+}
 
-  const ctx = {
-    char: selectedChar,
-    send: (body) => run(body),
+// ---- forms from the catalogue ------------------------------------------------
+
+/**
+ * Commands this page sends through its own controls rather than a built
+ * form (the clock bar, the cards, the DRYH roll panel, the invites, the
+ * operator's page). Every other command of the catalogue for the table's
+ * game gets a form, so nothing the server offers is out of reach; the
+ * controls of these carry data-command too (tests check the union).
+ */
+const BESPOKE = new Set([
+  "clock.pause", "clock.run", "clock.set", "combat.start", "combat.next_round", "combat.end", "undo",
+  "token.mint", "token.list", "token.revoke", "character.remove",
+  "dryh.open", "dryh.declare", "dryh.help", "dryh.roll", "dryh.cancel", "dryh.despair_spend", "dryh.hope_improve", "dryh.resolve", "dryh.choose",
+  "table.create", "table.import", "table.list", "table.delete",
+]);
+
+/** Built forms by slot ("act:<tag>", "table:<tag>"), kept across renders. */
+const slots = new Map();
+
+/** The catalogue commands of this table's game (its own and the generic ones). */
+function tableCommands(system) {
+  return Object.values(CATALOGUE.commands).filter((e) => e.game === null || e.game === system);
+}
+
+/** May this page's viewer send `entry` (the catalogue's senders)? */
+function mayUse(entry) {
+  return maySend(entry, { role: client.role, own: client.ownCharacters ?? [] });
+}
+
+function formCtx(state, extra = {}) {
+  return {
+    catalogue: CATALOGUE,
+    game: state.system,
+    state,
+    role: client.role,
+    own: client.ownCharacters ?? [],
+    t,
+    errorText: (err) => errorSentence(err, names),
+    onSubmit: (body, form) => submitForm(body, form),
+    ...extra,
   };
-  const forms = ACTIONS[state.system].map((spec) => actionForm(spec, ctx));
-  $("action-forms").replaceChildren(...forms);
-  $("table-actions").replaceChildren(
-    ...TABLE_ACTIONS[state.system].map((spec) => h("button", { type: "button", class: "btn", onclick: () => run({ type: spec.type }) }, spec.label)),
-  );
-  $("new-sheet").value = { mettle: '{"mettle": 5}', dryh: '{"discipline": 3}', hursagmu: '{"traits": {"constitution": 10, "willpower": 10}}' }[state.system];
-  $("revive-fields").placeholder = { mettle: '{"status": "unconscious", "pain": 5}', dryh: '{"status": "awake"}', hursagmu: '{"wounds": 5}' }[state.system];
+}
+
+/**
+ * Send a built form's body; on the ack, the outcome is drawn by the form
+ * (the history entry of that revision: sentences and dice), so a check's
+ * pass or fail, TN and dice are read where the button was pressed. A
+ * refusal is shown in the form's own alert (by the form builder).
+ */
+async function submitForm(body, sent) {
+  delete sent.dataset.dirty;
+  const ack = await client.send(body);
+  // The patch may have rebuilt the form meanwhile: draw into the one shown.
+  const form = slots.get(sent.dataset.slot)?.form ?? sent;
+  form.dataset.result = "ack";
+  if (body.type === "table.export") download(ack.result, `vigil-${client.tableId ?? "table"}.json`);
+  const out = form.querySelector(".form-result") ?? form.appendChild(h("div", { class: "form-result", role: "status", "aria-live": "polite" }));
+  let lines = [h("p", { class: "muted" }, "Done.")];
+  if (ack.rev !== null && ack.rev !== undefined) {
+    try {
+      const page = await client.history({ before: ack.rev + 1, limit: 1 });
+      const entry = page.entries.find((e) => e.rev === ack.rev);
+      if (entry) lines = entry.events.map((ev) => h("p", { class: `result-line code-${ev.code}`, dataset: { code: ev.code } }, eventSentence(ev, names), eventDice(ev)));
+    } catch {
+      /* the history shows it anyway */
+    }
+  }
+  swap(slots.get(sent.dataset.slot)?.form.querySelector(".form-result") ?? out, lines);
+  return ack;
+}
+
+/**
+ * Place one built form per tag into `container`, reusing the form already
+ * there while neither its identity (the character it acts on, the
+ * characters' names) nor the data it shows changed. A form the person has
+ * typed into is rebuilt only when its identity changes, so an unrelated
+ * patch never wipes a half-filled form.
+ */
+function placeForms(container, prefix, entries, identity, data, extraFor = () => ({})) {
+  const state = client.state;
+  const wanted = [];
+  for (const entry of entries) {
+    const slot = `${prefix}:${entry.type}`;
+    const id = `${identity}|${JSON.stringify(extraFor(entry))}`;
+    const have = slots.get(slot);
+    let form = have?.form;
+    if (!have || have.identity !== id || (have.data !== data && !have.form.dataset.dirty)) {
+      form = buildForm(entry, formCtx(state, extraFor(entry)));
+      form.classList.add("action");
+      form.dataset.slot = slot;
+      if (have?.form.dataset.result) form.dataset.result = have.form.dataset.result;
+      form.addEventListener("input", () => {
+        form.dataset.dirty = "1";
+      });
+      const result = have?.form.querySelector(".form-result");
+      if (result) form.append(result);
+      slots.set(slot, { form, identity: id, data });
+    }
+    wanted.push(form);
+  }
+  const same = wanted.length === container.children.length && wanted.every((f, i) => container.children[i] === f);
+  if (!same) container.replaceChildren(...wanted);
+}
+
+/** The forms of the "Act on" panel and (GM) the table panel. */
+function renderForms(state, selected) {
+  const own = new Set(client.ownCharacters ?? []);
+  const commands = tableCommands(state.system).filter((e) => !BESPOKE.has(e.type) && mayUse(e));
+  const acting = commands.filter((e) => e.scope === "character");
+  const sheet = state.characters[selected] ?? null;
+  const identity = JSON.stringify([selected, Object.keys(state.characters).map((id) => [id, state.characters[id].name])]);
+  // A player's form acts on its own character only where the command makes
+  // that character the subject (a stabilize names the dying one, not the helper).
+  const charFor = (entry) => {
+    if (client.role !== "player") return { char: selected };
+    const subject = subjectField(entry)?.name;
+    return entry.senders?.player?.own?.includes(subject) && own.has(selected) ? { char: selected } : {};
+  };
+  placeForms($("action-forms"), "act", acting, identity, JSON.stringify(sheet), charFor);
+  if (client.role !== "gm") return;
+  const data = JSON.stringify([state.options, state.settings, Object.values(state.characters).map((c) => c.sheet)]);
+  placeForms($("table-forms"), "table", commands.filter((e) => e.scope !== "character"), identity, data, () => ({}));
+  $("manual-dice-note").hidden = !state.options?.manual_dice;
 }
 
 function wireGmControls() {
@@ -314,44 +440,6 @@ function wireGmControls() {
     if (ack) say("Undone.");
   });
   $("act-char").addEventListener("change", () => renderTable());
-  $("notes-form").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    if ((await run({ type: "character.meta", char: selectedChar(), notes: $("notes").value })) !== null) {
-      delete $("notes").dataset.edited;
-      say("Notes saved.");
-    }
-  });
-  $("correct-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const target = $("correct-target").value;
-    run({ type: "correct", char: target === "" ? null : target, field: $("correct-field").value.trim(), value: parseValue($("correct-value").value) });
-  });
-  $("revive-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    let fields;
-    try {
-      fields = JSON.parse($("revive-fields").value || "{}");
-    } catch {
-      return say("The revive fields must be JSON, e.g. {\"status\": \"unconscious\"}.", "error");
-    }
-    run({ type: "revive", char: $("revive-char").value, fields });
-  });
-  $("create-char").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    let sheet;
-    try {
-      sheet = JSON.parse($("new-sheet").value || "{}");
-    } catch {
-      return say("The sheet must be JSON, e.g. {\"mettle\": 5}.", "error");
-    }
-    const body = { type: "character.create", id: $("new-char-id").value.trim(), name: $("new-char-name").value.trim(), kind: $("new-char-kind").value, sheet };
-    if ($("new-char-vis").value) body.visibility = $("new-char-vis").value;
-    if (await run(body)) {
-      $("new-char-id").value = "";
-      $("new-char-name").value = "";
-      say(`${body.name} joins the table.`);
-    }
-  });
   $("invite-player").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const chars = [...document.querySelectorAll("#invite-chars input:checked")].map((i) => i.value);
@@ -387,48 +475,41 @@ function wireGmControls() {
   }
 }
 
-/** A correction's value: JSON when it parses (numbers, true, null, lists), else the text. */
-function parseValue(text) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 function renderTable() {
   const state = client?.state;
   if (!state) return;
   if (built !== state.system) buildGm(state);
   const gm = client.role === "gm";
+  const player = client.role === "player";
   document.body.dataset.rev = String(client.rev); // drawn up to this rev (tests wait on it)
   names = Object.fromEntries(Object.entries(state.characters).map(([id, ch]) => [id, ch.name]));
-  $("table-title").textContent = `${state.name} · ${{ mettle: "Pain & Mettle", dryh: "Don't Rest Your Head", hursagmu: "Hursagmu" }[state.system] ?? state.system}`;
+  $("table-title").textContent = `${state.name} · ${t(`VIGIL.Game.${state.system}`)}`;
   document.title = `${state.name} — Vigil`;
   renderClock(state);
 
   const chars = charList(state);
-  if (gm) {
-    for (const id of ["act-char", "open-char", "revive-char"]) fillSelect($(id), chars);
-    fillSelect($("correct-target"), [["", "the table"], ...chars]);
-  }
-  const selected = gm ? selectedChar() : null;
+  const own = new Set(client.ownCharacters ?? []);
+  // The GM acts on any character; a player on its own ones (that it sees).
+  const actable = gm ? chars : chars.filter(([id]) => own.has(id));
+  if (gm || player) fillSelect($("act-char"), actable);
+  if (gm) fillSelect($("open-char"), chars);
+  const selected = gm || player ? selectedChar() : null;
   const cards = Object.entries(state.characters).map(([id, ch]) => characterCard(state.system, id, ch, gm ? cardControls(id, ch, selected) : null));
   swap($("characters"), cards.length ? cards : h("p", { class: "muted" }, "No characters yet."));
 
   if (state.system === "dryh") renderDryh(state, gm);
-  if (!gm) return;
+  if (!gm && !player) return;
 
   const sel = state.characters[selected];
   $("act-title").textContent = sel ? `Act on ${sel.name}` : "Act on a character";
-  const injuries = (sel?.sheet?.injuries ?? []).map((i) => [i.id, `${i.label || i.id} (−${i.penalty})`]);
-  refreshDynamic($("action-forms"), chars, injuries);
-  if (sel && !("edited" in $("notes").dataset)) $("notes").value = sel.notes ?? "";
-  $("correct-fields").replaceChildren(...fieldPaths(state, $("correct-target").value).map((p) => h("option", { value: p })));
-  swap(
-    $("invite-chars"),
-    chars.map(([id, name]) => h("label", { class: "check" }, h("input", { type: "checkbox", value: id, dataset: { key: `invite:${id}` } }), ` ${name}`)),
-  );
+  $("act-none").hidden = actable.length > 0;
+  renderForms(state, selected);
+  if (gm) {
+    swap(
+      $("invite-chars"),
+      chars.map(([id, name]) => h("label", { class: "check" }, h("input", { type: "checkbox", value: id, dataset: { key: `invite:${id}` } }), ` ${name}`)),
+    );
+  }
 }
 
 function fillSelect(select, pairs) {
@@ -438,20 +519,6 @@ function fillSelect(select, pairs) {
     select.replaceChildren(...pairs.map(([value, label]) => h("option", { value }, label)));
     if (pairs.some(([v]) => v === current)) select.value = current;
   }
-}
-
-/** Dotted field paths a correction can name, from the sheet (or the table's game fields). */
-function fieldPaths(state, target) {
-  const source = target === "" ? state.game : state.characters[target]?.sheet;
-  const out = [];
-  const walk = (obj, prefix) => {
-    for (const [k, v] of Object.entries(obj ?? {})) {
-      if (v && typeof v === "object" && !Array.isArray(v)) walk(v, `${prefix}${k}.`);
-      else out.push(`${prefix}${k}`);
-    }
-  };
-  walk(source, "");
-  return out.filter((p) => !p.startsWith("rolls."));
 }
 
 function cardControls(id, ch, selected) {
@@ -465,6 +532,7 @@ function cardControls(id, ch, selected) {
         type: "button",
         class: `btn small ${selected === id ? "active" : ""}`,
         "aria-pressed": String(selected === id),
+        "aria-label": `${selected === id ? "Acting on" : "Act on"} ${ch.name}`,
         dataset: { key: `pick:${id}` },
         onclick: () => {
           $("act-char").value = id;
@@ -474,7 +542,7 @@ function cardControls(id, ch, selected) {
       },
       selected === id ? "Acting on" : "Act on",
     ),
-    h("label", { for: visId, class: "inline" }, "Visible"),
+    h("label", { for: visId, class: "inline" }, "Visible", h("span", { class: "sr-only" }, ` (${ch.name})`)),
     h(
       "select",
       {
@@ -482,9 +550,9 @@ function cardControls(id, ch, selected) {
         dataset: { key: visId },
         onchange: (ev) => run({ type: "character.meta", char: id, visibility: ev.target.value }),
       },
-      ["full", "status", "hidden"].map((v) => h("option", { value: v, selected: ch.visibility === v }, v)),
+      ["full", "status", "hidden"].map((v) => h("option", { value: v, selected: ch.visibility === v }, t(`VIGIL.Choice.visibility.${v}`))),
     ),
-    confirmButton(`Remove ${ch.name}`, "Remove", () => run({ type: "character.remove", char: id }), `remove:${id}`),
+    confirmButton(`Remove ${ch.name}`, "Remove", () => run({ type: "character.remove", char: id }), `remove:${id}`, "character.remove"),
   );
 }
 
@@ -497,8 +565,25 @@ function renderClock(state) {
 
 // ---- DRYH ----------------------------------------------------------------------
 
-/** DRYH-14/16/20: the moves of each kind of pending choice, from the server's catalogue. */
-const PENDING_CHOICES = CATALOGUE.games.dryh.pending_choices;
+/** The last resolved roll (from the history), kept in view after it closes. */
+let lastRoll = null;
+
+/**
+ * May this page send `tag` with these character fields? The GM always; a
+ * player as the catalogue's senders say (fields it must own, or any).
+ */
+function mayWith(tag, fields = {}) {
+  const entry = CATALOGUE.commands[tag];
+  if (client.role === "gm") return true;
+  if (client.role !== "player" || !entry?.senders?.player) return false;
+  const rules = entry.senders.player;
+  if (rules.any) return true;
+  const own = new Set(client.ownCharacters ?? []);
+  return (rules.own ?? []).every((name) => own.has(fields[name]));
+}
+
+const choiceField = (tag, name) => CATALOGUE.commands[tag].fields.find((f) => f.name === name);
+const choiceText = (tag, name, v) => choiceLabel(choiceField(tag, name), v, t);
 
 function renderDryh(state, gm) {
   const g = state.game;
@@ -506,10 +591,29 @@ function renderDryh(state, gm) {
   $("despair").textContent = String(g.despair ?? 0);
   $("session").textContent = g.session?.active ? `Session ${g.session.number}` : `No session (${g.session?.number ?? 0} played)`;
   const rolls = Object.entries(g.rolls ?? {});
-  swap(
-    $("rolls"),
-    rolls.length ? rolls.map(([char, roll]) => rollBox(state, char, roll, gm)) : h("p", { class: "muted" }, "No open roll."),
-  );
+  const boxes = rolls.map(([char, roll]) => rollBox(state, char, roll, gm));
+  if (!rolls.length && lastRoll) {
+    boxes.push(
+      h(
+        "section",
+        { class: "roll last-roll", dataset: { roll: lastRoll.protagonist, phase: "done" }, "aria-label": "Last roll" },
+        h("header", { class: "roll-head" }, h("h3", {}, `Last roll: ${names[lastRoll.protagonist] ?? lastRoll.protagonist}`)),
+        diceByPool(lastRoll.dice, lastRoll.dominant, names),
+        reading(lastRoll),
+      ),
+    );
+  }
+  swap($("rolls"), boxes.length ? [boxes, rolls.length ? null : h("p", { class: "muted" }, "No open roll.")] : h("p", { class: "muted" }, "No open roll."));
+}
+
+/** The newest resolved DRYH roll of the history (null when none). */
+function newestResolved(entries) {
+  for (const e of entries) {
+    if (e.undone) continue;
+    const ev = e.events.find((x) => x.code === "roll_resolved" && x.params?.dice);
+    if (ev) return { ...ev.params, protagonist: ev.params.protagonist ?? ev.char };
+  }
+  return null;
 }
 
 function rollBox(state, char, roll, gm) {
@@ -517,12 +621,14 @@ function rollBox(state, char, roll, gm) {
   const k = (s) => `${char}:${s}`;
   const d = roll.declaration;
   const controls = [];
-  if (gm && (roll.phase === "open" || roll.phase === "declared")) {
+  const talents = choiceField("dryh.declare", "talent").choices;
+  if ((roll.phase === "open" || roll.phase === "declared") && mayWith("dryh.declare", { char })) {
     controls.push(
       h(
         "form",
         {
           class: "inline-form",
+          dataset: { command: "dryh.declare" },
           onsubmit: (ev) => {
             ev.preventDefault();
             const f = ev.target;
@@ -533,90 +639,123 @@ function rollBox(state, char, roll, gm) {
         h("select", { id: `decl-m-${char}`, name: "madness", dataset: { key: k("madness") } }, [0, 1, 2, 3, 4, 5, 6].map((n) => h("option", { value: n, selected: (d?.madness ?? 0) === n }, String(n)))),
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "exhaustion_up", checked: !!d?.exhaustion_up, dataset: { key: k("exh") } }), " Exhaustion +1"),
         h("label", { for: `decl-t-${char}` }, "Talent"),
-        h("select", { id: `decl-t-${char}`, name: "talent", dataset: { key: k("talent") } }, ["none", "exhaustion_minor", "exhaustion_major", "madness"].map((t) => h("option", { value: t, selected: d?.talent === t }, t))),
+        h("select", { id: `decl-t-${char}`, name: "talent", dataset: { key: k("talent") } }, talents.map((v) => h("option", { value: v, selected: d?.talent === v }, choiceText("dryh.declare", "talent", v)))),
         h("button", { type: "submit", class: "btn", dataset: { key: k("declare") } }, "Declare"),
       ),
-      h(
-        "form",
-        {
-          class: "inline-form",
-          onsubmit: (ev) => {
-            ev.preventDefault();
-            run({ type: "dryh.help", char, helper: ev.target.helper.value });
-          },
-        },
-        h("label", { for: `help-${char}` }, "Helper"),
-        h("select", { id: `help-${char}`, name: "helper", dataset: { key: k("helper") } }, Object.entries(state.characters).filter(([id]) => id !== char && !roll.helpers.includes(id)).map(([id, ch]) => h("option", { value: id }, ch.name))),
-        h("button", { type: "submit", class: "btn", dataset: { key: k("help") } }, "Join as helper"),
-        roll.helpers.map((hid) => h("button", { type: "button", class: "btn small", onclick: () => run({ type: "dryh.help", char, helper: hid, leave: true }) }, `${names[hid] ?? hid} leaves`)),
-      ),
-      h(
-        "div",
-        { class: "row" },
-        h("button", { type: "button", class: "btn primary big", dataset: { key: k("roll") }, onclick: () => run({ type: "dryh.roll", char }) }, `Roll for ${name}`),
-        h("button", { type: "button", class: "btn", dataset: { key: k("cancel") }, onclick: () => run({ type: "dryh.cancel", char }) }, "Cancel roll"),
-      ),
     );
   }
-  if (gm && (roll.phase === "rolled" || roll.phase === "adjusted")) {
-    controls.push(
-      h(
-        "form",
-        {
-          class: "inline-form",
-          onsubmit: (ev) => {
-            ev.preventDefault();
-            run({ type: "dryh.despair_spend", char, pool: ev.target.pool.value, op: ev.target.op.value });
-          },
-        },
-        h("label", { for: `dsp-pool-${char}` }, "Despair: pool"),
-        h("select", { id: `dsp-pool-${char}`, name: "pool", dataset: { key: k("dpool") } }, ["pain", "discipline", "exhaustion", "madness"].map((p) => h("option", { value: p }, p))),
-        h("label", { for: `dsp-op-${char}` }, "Change"),
-        h("select", { id: `dsp-op-${char}`, name: "op", dataset: { key: k("dop") } }, h("option", { value: "add" }, "add a 6"), h("option", { value: "remove" }, "remove a 6")),
-        h("button", { type: "submit", class: "btn tone-danger", dataset: { key: k("despair") } }, "Spend despair"),
-      ),
-      h(
-        "div",
-        { class: "row" },
-        h("button", { type: "button", class: "btn tone-good", dataset: { key: k("hope") }, onclick: () => run({ type: "dryh.hope_improve", char }) }, "Spend hope: add a 1 to discipline"),
-      ),
-      h(
-        "form",
-        {
-          class: "inline-form",
-          onsubmit: (ev) => {
-            ev.preventDefault();
-            run({ type: "dryh.resolve", char, failure: ev.target.failure.value });
-          },
-        },
-        h("label", { for: `fail-${char}` }, "Failure consequence"),
-        h("select", { id: `fail-${char}`, name: "failure", dataset: { key: k("failure") } }, ["none", "exhaustion", "fight", "flight"].map((f) => h("option", { value: f }, f))),
-        h("button", { type: "submit", class: "btn primary big", dataset: { key: k("resolve") } }, "Resolve"),
-      ),
-    );
-  }
-  if (gm && roll.phase === "resolved") {
-    for (const [who, kind] of Object.entries(roll.pending ?? {})) {
-      const choices = PENDING_CHOICES[kind] ?? [];
+  if (roll.phase === "open" || roll.phase === "declared") {
+    const helpers = Object.entries(state.characters).filter(([id]) => id !== char && !roll.helpers.includes(id) && mayWith("dryh.help", { helper: id }));
+    const leaving = roll.helpers.filter((hid) => mayWith("dryh.help", { helper: hid }));
+    if (helpers.length || leaving.length) {
       controls.push(
         h(
           "form",
           {
             class: "inline-form",
+            dataset: { command: "dryh.help" },
+            onsubmit: (ev) => {
+              ev.preventDefault();
+              run({ type: "dryh.help", char, helper: ev.target.helper.value });
+            },
+          },
+          helpers.length ? [
+            h("label", { for: `help-${char}` }, "Helper"),
+            h("select", { id: `help-${char}`, name: "helper", dataset: { key: k("helper") } }, helpers.map(([id, ch]) => h("option", { value: id }, ch.name))),
+            h("button", { type: "submit", class: "btn", dataset: { key: k("help") } }, "Join as helper"),
+          ] : null,
+          leaving.map((hid) => h("button", { type: "button", class: "btn small", onclick: () => run({ type: "dryh.help", char, helper: hid, leave: true }) }, `${names[hid] ?? hid} leaves`)),
+        ),
+      );
+    }
+    const row = [];
+    if (mayWith("dryh.roll", { char })) row.push(h("button", { type: "button", class: "btn primary big", dataset: { key: k("roll"), command: "dryh.roll" }, onclick: () => run({ type: "dryh.roll", char }) }, `Roll for ${name}`));
+    if (gm) row.push(h("button", { type: "button", class: "btn", dataset: { key: k("cancel"), command: "dryh.cancel" }, onclick: () => run({ type: "dryh.cancel", char }) }, "Cancel roll"));
+    if (row.length) controls.push(h("div", { class: "row" }, row));
+  }
+  if (roll.phase === "rolled" || roll.phase === "adjusted") {
+    if (gm) {
+      controls.push(
+        h(
+          "form",
+          {
+            class: "inline-form",
+            dataset: { command: "dryh.despair_spend" },
+            onsubmit: (ev) => {
+              ev.preventDefault();
+              run({ type: "dryh.despair_spend", char, pool: ev.target.pool.value, op: ev.target.op.value });
+            },
+          },
+          h("label", { for: `dsp-pool-${char}` }, "Despair: pool"),
+          h("select", { id: `dsp-pool-${char}`, name: "pool", dataset: { key: k("dpool") } }, choiceField("dryh.despair_spend", "pool").choices.map((p) => h("option", { value: p }, choiceText("dryh.despair_spend", "pool", p)))),
+          h("label", { for: `dsp-op-${char}` }, "Change"),
+          h("select", { id: `dsp-op-${char}`, name: "op", dataset: { key: k("dop") } }, h("option", { value: "add" }, "add a 6"), h("option", { value: "remove" }, "remove a 6")),
+          h("button", { type: "submit", class: "btn tone-danger", dataset: { key: k("despair") } }, "Spend despair"),
+        ),
+      );
+    }
+    if (mayWith("dryh.hope_improve", { char })) {
+      controls.push(
+        h(
+          "div",
+          { class: "row" },
+          h("button", { type: "button", class: "btn tone-good", dataset: { key: k("hope"), command: "dryh.hope_improve" }, onclick: () => run({ type: "dryh.hope_improve", char }) }, "Spend hope: add a 1 to discipline"),
+        ),
+      );
+    }
+    if (gm) {
+      // DRYH-21: only the failure consequences the rules would accept now.
+      const failures = roll.legal?.failures ?? ["none"];
+      controls.push(
+        h(
+          "form",
+          {
+            class: "inline-form",
+            dataset: { command: "dryh.resolve" },
+            onsubmit: (ev) => {
+              ev.preventDefault();
+              run({ type: "dryh.resolve", char, failure: ev.target.failure.value });
+            },
+          },
+          failures.length > 1 ? [
+            h("label", { for: `fail-${char}` }, "Failure consequence"),
+            h("select", { id: `fail-${char}`, name: "failure", dataset: { key: k("failure") } }, failures.map((f) => h("option", { value: f }, choiceText("dryh.resolve", "failure", f)))),
+          ] : h("input", { type: "hidden", name: "failure", value: "none" }),
+          h("button", { type: "submit", class: "btn primary big", dataset: { key: k("resolve") } }, "Resolve"),
+        ),
+      );
+    }
+  }
+  if (roll.phase === "resolved") {
+    // DRYH-14/16/20: each pending choice, to its chooser, with the legal moves only.
+    for (const [who, kind] of Object.entries(roll.pending ?? {})) {
+      const chooser = names[who] ?? who;
+      const kindWord = t(`VIGIL.Choice.pending.${kind}`);
+      if (!mayWith("dryh.choose", { who })) {
+        controls.push(h("p", { class: "muted pending-other" }, `${chooser} must choose a ${kindWord.toLowerCase()} consequence.`));
+        continue;
+      }
+      const choices = roll.legal?.choices?.[who] ?? [];
+      controls.push(
+        h(
+          "form",
+          {
+            class: "inline-form pending-choice",
+            dataset: { command: "dryh.choose", who },
             onsubmit: (ev) => {
               ev.preventDefault();
               run({ type: "dryh.choose", char, who, choice: ev.target.choice.value });
             },
           },
-          h("label", { for: `choose-${char}-${who}` }, `${names[who] ?? who} chooses (${kind})`),
-          h("select", { id: `choose-${char}-${who}`, name: "choice", dataset: { key: k(`choice-${who}`) } }, choices.map((c) => h("option", { value: c }, c.replace(/_/g, " ")))),
+          h("label", { for: `choose-${char}-${who}` }, `${chooser} chooses (${kindWord})`),
+          h("select", { id: `choose-${char}-${who}`, name: "choice", dataset: { key: k(`choice-${who}`) } }, choices.map((c) => h("option", { value: c }, choiceText("dryh.choose", "choice", c)))),
           h("button", { type: "submit", class: "btn primary", dataset: { key: k(`choose-${who}`) } }, "Choose"),
         ),
       );
     }
   }
   const decl = d
-    ? `Declared: ${d.madness} madness dice${d.exhaustion_up ? ", exhaustion +1" : ""}${d.talent && d.talent !== "none" ? `, talent ${d.talent}` : ""}`
+    ? `Declared: ${d.madness} madness ${d.madness === 1 ? "die" : "dice"}${d.exhaustion_up ? ", exhaustion +1" : ""}${d.talent && d.talent !== "none" ? `, ${choiceText("dryh.declare", "talent", d.talent)}` : ""}`
     : null;
   return h(
     "section",
@@ -653,7 +792,7 @@ async function refreshTokens() {
                   say(`Revoked ${t.label || t.token_id}.`);
                   refreshTokens();
                 }
-              }),
+              }, null, "token.revoke"),
         ),
       ),
     );
@@ -672,6 +811,11 @@ async function refreshHistory(reset) {
     }
     for (const e of page.entries) historyEntries.set(e.rev, e);
     if (historyOldest === null) historyOldest = page.next_before;
+    const newest = newestResolved([...historyEntries.values()].sort((a, b) => b.rev - a.rev));
+    if (JSON.stringify(newest) !== JSON.stringify(lastRoll)) {
+      lastRoll = newest;
+      renderTable();
+    }
     renderHistory();
   } catch (err) {
     console.warn("history refresh failed", err); // the next state change tries again
@@ -733,6 +877,12 @@ function eventDice(ev) {
 // ---- ticking -------------------------------------------------------------------
 
 function tickAll() {
+  // While the server is away its clock is unknown: the reading stops (the
+  // mode says so) instead of running on as if the table were live.
+  if (client?.state && client.status !== "connected") {
+    if ($("clock-mode").textContent !== "offline") $("clock-mode").textContent = "offline";
+    return;
+  }
   if (client?.state) {
     const now = client.gameNow();
     const text = formatGameTime(now);

@@ -40,8 +40,13 @@ export function countdown(cd) {
   );
 }
 
-/** Redraw every countdown under `root` for game time `now` (no server traffic). */
+/** Redraw every countdown and falling rattle under `root` for game time `now` (no server traffic). */
 export function tick(root, now) {
+  for (const el of root.querySelectorAll("[data-stat=rattle][data-zero-at]")) {
+    const text = String(rattleAt(Number(el.dataset.zeroAt), now));
+    const value = el.querySelector(".stat-value");
+    if (value.textContent !== text) value.textContent = text;
+  }
   for (const el of root.querySelectorAll(".countdown[data-until]")) {
     const until = Number(el.dataset.until);
     const since = el.dataset.since === "" ? null : Number(el.dataset.since);
@@ -67,6 +72,23 @@ function stat(label, value, extra = {}) {
   );
 }
 
+/**
+ * MET-14: rattle wears off 1 per game second out of combat, so the value at
+ * any moment follows from the server's anchor `rattle_zero_at` (null in
+ * combat or at 0): ceil(zero_at − now). `tick` redraws it from the clock,
+ * the way the dying countdown runs, with no message from the server.
+ */
+function rattleStat(d, s) {
+  const el = stat("Rattle", String(d.rattle ?? s.rattle), { key: "rattle" });
+  if (d.rattle_zero_at !== null && d.rattle_zero_at !== undefined) el.dataset.zeroAt = String(d.rattle_zero_at);
+  return el;
+}
+
+/** The rattle a `rattleStat` shows at game time `now`. */
+export function rattleAt(zeroAt, now) {
+  return Math.max(0, Math.ceil(zeroAt - now));
+}
+
 function boxes(label, checked, total, key) {
   const cells = [];
   for (let i = 0; i < total; i += 1) cells.push(h("span", { class: i < checked ? "box on" : "box" }, i < checked ? "✕" : ""));
@@ -88,12 +110,19 @@ function numbers(system, ch) {
       "div",
       { class: "numbers" },
       stat("Pain", h("span", {}, String(s.pain), h("small", {}, ` / ${s.mettle}`)), { key: "pain", class: s.pain > s.mettle ? "over" : "" }),
-      stat("Rattle", String(d.rattle ?? s.rattle), { key: "rattle" }),
+      rattleStat(d, s),
       stat("Injury pen.", String(d.injury_penalty ?? 0), { key: "injury_penalty" }),
       s.injuries?.length
         ? h("ul", { class: "injuries" }, s.injuries.map((i) => h("li", {}, `${i.label || i.id} (−${i.penalty})`)))
         : null,
-      s.resting ? h("div", { class: "note" }, `Resting: ${d.rest_hours ?? 0} h, ${d.hours_toward_respite ?? 0}/8 toward respite`) : null,
+      s.resting
+        ? h(
+            "div",
+            { class: "note rest-progress" },
+            `Resting: ${d.rest_hours ?? 0} h done, ${d.hours_toward_respite ?? 0} of ${d.respite_hours} h toward a respite`,
+            d.next_rest_hour_at !== null && d.next_rest_hour_at !== undefined ? countdown({ kind: "rest_hour", until: d.next_rest_hour_at }) : null,
+          )
+        : null,
     );
   }
   if (system === "dryh") {
@@ -227,7 +256,7 @@ export function reading(roll) {
   return h(
     "p",
     { class: `reading ${roll.success ? "won" : "lost"}` },
-    roll.successes !== undefined && roll.successes !== null ? `${roll.successes} successes against the GM's ${roll.degree} — ` : "",
+    roll.successes !== undefined && roll.successes !== null ? `${roll.successes} ${roll.successes === 1 ? "success" : "successes"} against the GM's ${roll.degree} — ` : "",
     h("strong", {}, roll.success ? "Success" : "Failure"),
     roll.dominant ? `, ${t(poolKey(roll.dominant))} dominates` : "",
   );

@@ -143,6 +143,10 @@ async function main() {
     }
   });
   client.addEventListener("refused", (ev) => {
+    // A revoked link shows nothing of the table any more (issue 13, item 13).
+    $("watch-characters").replaceChildren();
+    $("watch-rolls").replaceChildren();
+    $("watch-coins").hidden = true;
     $("watch-problem").hidden = false;
     $("watch-problem").textContent = errorSentence(ev.detail);
   });

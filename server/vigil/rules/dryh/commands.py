@@ -68,12 +68,16 @@ class HopeImprove(Command, kw_only=True, tag="dryh.hope_improve"):
     char: CharId
 
 
+# DRYH-21: the GM's failure consequences (one list for rules, schema and menus).
+Failure = Literal["none", "exhaustion", "fight", "flight"]
+
+
 class Resolve(Command, kw_only=True, tag="dryh.resolve"):
     """DRYH-14…21: the GM closes the roll. ``failure`` is the GM's optional
     DRYH-21 consequence on a failed roll (table option ``failure_consequences``)."""
 
     char: CharId
-    failure: Literal["none", "exhaustion", "fight", "flight"] = "none"
+    failure: Failure = "none"
 
 
 # DRYH-14: what a discipline-dominated roll lets its chooser do; DRYH-16/20:

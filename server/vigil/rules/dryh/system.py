@@ -30,6 +30,7 @@ class DryhSystem:
     commands: tuple[type[Command], ...] = c.COMMANDS
     rule_book: RuleBook = RULE_BOOK
     pending_choices: Mapping[str, tuple[str, ...]] = c.PENDING_CHOICES
+    table_view_reads_sheets: bool = True
 
     def new_table(self, options: Mapping[str, Any]) -> DryhTable:
         try:

@@ -10,10 +10,14 @@ and no declarations. ``summary`` gives the badges.
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from collections.abc import Callable
+from typing import Any, get_args
 
 import msgspec
 
+from vigil.rules.dryh import commands as c
+from vigil.rules.dryh.consequences import choose, resolve
 from vigil.rules.dryh.dominance import strengths
 from vigil.rules.dryh.reading import pools_of
 from vigil.rules.dryh.recovery import recover_cost
@@ -30,11 +34,53 @@ def _character(t: DryhTable, char: str) -> Character:
     return c
 
 
-def roll_view(r: Roll) -> dict[str, Any]:
-    """An open roll with its current reading, including strengths."""
+def roll_view(t: DryhTable, char: str, r: Roll) -> dict[str, Any]:
+    """An open roll with its current reading, including strengths, and the
+    moves the rules would accept now (:func:`legal_moves`)."""
     data: dict[str, Any] = msgspec.to_builtins(r)
     data["strengths"] = None if r.dice is None else strengths(pools_of(r.dice))
+    data["legal"] = legal_moves(t, char, r)
     return data
+
+
+FAILURES: tuple[str, ...] = get_args(c.Failure)
+
+
+def _accepted(t: DryhTable, apply: Callable[[DryhTable], object]) -> bool:
+    """Would the rules accept this move? Tried on a copy of the table, so
+    the answer is the rules' own (no second list of conditions to keep in
+    step with them) and the table itself is untouched."""
+    try:
+        apply(copy.deepcopy(t))
+    except RuleError:
+        return False
+    return True
+
+
+def _resolving(char: str, failure: str) -> Callable[[DryhTable], object]:
+    cmd = msgspec.convert({"type": "dryh.resolve", "char": char, "failure": failure}, c.Resolve)
+    return lambda t: resolve(t, cmd)
+
+
+def _choosing(char: str, who: str, choice: str) -> Callable[[DryhTable], object]:
+    cmd = msgspec.convert({"type": "dryh.choose", "char": char, "who": who, "choice": choice}, c.Choose)
+    return lambda t: choose(t, cmd)
+
+
+def legal_moves(t: DryhTable, char: str, r: Roll) -> dict[str, Any]:
+    """What a menu may offer for ``char``'s roll: the failure consequences
+    a resolve would accept (DRYH-21: only with the option on, on a failed
+    roll, never the dominant kind) and, per pending chooser, the choices
+    that would not be refused (DRYH-14: nothing to uncheck is refused), so
+    no client offers a move the server then refuses."""
+    failures: list[str] = []
+    if r.phase in ("rolled", "adjusted"):
+        failures = [f for f in FAILURES if _accepted(t, _resolving(char, f))]
+    choices: dict[str, list[str]] = {}
+    if r.phase == "resolved":
+        for who, kind in r.pending.items():
+            choices[who] = [x for x in c.PENDING_CHOICES[kind] if _accepted(t, _choosing(char, who, x))]
+    return {"failures": failures, "choices": choices}
 
 
 def public_roll(t: DryhTable, char: str) -> dict[str, Any] | None:
@@ -62,7 +108,7 @@ def public_table(t: DryhTable, full: frozenset[str], status: frozenset[str]) -> 
     rolls: dict[str, Any] = {}
     for char, r in t.rolls.items():
         if char in full:
-            rolls[char] = _only_visible(roll_view(r), visible)
+            rolls[char] = _only_visible(roll_view(t, char, r), visible)
         elif char in status:
             rolls[char] = _only_visible(public_roll(t, char) or {}, visible)
     return {
@@ -80,6 +126,8 @@ def _only_visible(roll: dict[str, Any], visible: frozenset[str]) -> dict[str, An
         dice["helpers"] = {h: f for h, f in dice.get("helpers", {}).items() if h in visible}
     if "pending" in roll:
         roll["pending"] = {c: k for c, k in roll["pending"].items() if c in visible}
+    if "legal" in roll:
+        roll["legal"]["choices"] = {c: k for c, k in roll["legal"]["choices"].items() if c in visible}
     return roll
 
 

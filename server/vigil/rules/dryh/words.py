@@ -12,13 +12,13 @@ EVENTS = {
     ),
     "helper_joined": "{char} helps {owner}.",
     "helper_left": "{char} stops helping {owner}.",
-    "roll_rolled": ("{char} rolls: {successes} successes against {degree}; {dominant} dominates."),
+    "roll_rolled": ("{char} rolls: successes {successes} against the GM's {degree}; {dominant} dominates."),
     "exhaustion_raised": "{char}'s exhaustion goes from {before} to {after}.",
     "crashed": "{char} crashes (exhaustion {exhaustion}).",
     "despair_spent": ("The GM spends despair to {op} a 6 in {char}'s {pool} pool; {dominant} dominates now."),
-    "hope_improved": "Hope adds a 1 to {char}'s discipline: {successes} successes now.",
+    "hope_improved": "Hope adds a 1 to {char}'s discipline: successes now {successes}.",
     "roll_resolved": (
-        "{char}'s roll resolves: {successes} successes against {degree}, "
+        "{char}'s roll resolves: successes {successes} against the GM's {degree}, "
         "success: {success}; {dominant} dominates."
     ),
     "choice_pending": "{char} must choose a {kind} consequence.",

@@ -45,6 +45,7 @@ class HursagmuSystem:
     commands: tuple[type[Command], ...] = COMMANDS
     rule_book: RuleBook = RULE_BOOK
     pending_choices: Mapping[str, tuple[str, ...]] = {}
+    table_view_reads_sheets: bool = False
 
     def new_table(self, options: Mapping[str, Any]) -> HursagmuTable:
         try:

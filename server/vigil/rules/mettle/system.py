@@ -33,6 +33,7 @@ class MettleSystem:
     commands: tuple[type[Command], ...] = c.COMMANDS
     rule_book: RuleBook = RULE_BOOK
     pending_choices: Mapping[str, tuple[str, ...]] = {}
+    table_view_reads_sheets: bool = False
 
     def new_table(self, options: Mapping[str, Any]) -> MettleTable:
         try:
@@ -182,6 +183,7 @@ class MettleSystem:
             "stabilized": char.stabilized,
             "rest_hours": done,
             "hours_toward_respite": done % rest.RESPITE_HOURS,
+            "respite_hours": rest.RESPITE_HOURS,
             "next_rest_hour_at": rest.boundary(char, done + 1) if resting else None,
             "next_respite_at": (
                 rest.boundary(char, (done // rest.RESPITE_HOURS + 1) * rest.RESPITE_HOURS)

@@ -1,0 +1,94 @@
+"""msgspec's validation messages as plain English for people.
+
+msgspec says ``Expected `int` >= 0 - at `$.body.pain```; a GM should read
+"Pain: it must be 0 or more." This module turns such a message into the
+field path it names (``pain``) and a plain reason; the clients put the
+field's label (lang/en.json ``VIGIL.Field.<name>``) in front, and the form
+builder marks that field. Pure and synchronous: no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_AT = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+
+_TYPES = {
+    "int": "a whole number",
+    "float": "a number",
+    "str": "text",
+    "bool": "yes or no",
+    "array": "a list",
+    "object": "a set of fields",
+    "null": "empty",
+}
+
+_BOUNDS = {">=": "{n} or more", ">": "more than {n}", "<=": "{n} or less", "<": "less than {n}"}
+_LENGTHS = {">=": "at least {n}", ">": "more than {n}", "<=": "at most {n}", "<": "fewer than {n}"}
+
+
+def _type_word(name: str) -> str:
+    words = [_TYPES.get(part.strip(" `"), part.strip(" `")) for part in name.split("|")]
+    return " or ".join(words)
+
+
+def _reason(what: str) -> tuple[str, str | None]:
+    """The plain reason of one message, and a field it adds to the path."""
+    m = re.fullmatch(r"Expected `(\w+)` (>=|>|<=|<) (-?[\d.]+)", what)
+    if m:
+        return "it must be " + _BOUNDS[m[2]].format(n=m[3]), None
+    m = re.fullmatch(r"Expected `(str|array|object)` of length (>=|>|<=|<) (\d+)", what)
+    if m:
+        unit = "characters long" if m[1] == "str" else "entries"
+        verb = "it must be" if m[1] == "str" else "it must have"
+        return f"{verb} {_LENGTHS[m[2]].format(n=m[3])} {unit}", None
+    m = re.fullmatch(r"Expected `str` matching regex '.*'", what, re.DOTALL)
+    if m:
+        return "it may use only letters, digits and _ . : -", None
+    m = re.fullmatch(r"Expected `([^`]+)`, got `([^`]+)`", what)
+    if m:
+        return f"it must be {_type_word(m[1])}, not {_type_word(m[2])}", None
+    m = re.fullmatch(r"Invalid enum value (.+)", what)
+    if m:
+        return f"{m[1]} is not one of the choices", None
+    m = re.fullmatch(r"Object missing required field `([^`]+)`", what)
+    if m:
+        return "it is required", m[1]
+    m = re.fullmatch(r"Object contains unknown field `([^`]+)`", what)
+    if m:
+        return "there is no such field here", m[1]
+    m = re.fullmatch(r"Invalid value (.+)", what)
+    if m:
+        return f"{m[1]} is not allowed", None
+    return "it is not valid", None
+
+
+def _path(raw: str | None, extra: str | None) -> str | None:
+    parts = [p for p in re.split(r"\.|\[(\d+)\]", raw or "") if p]
+    if extra:
+        parts.append(extra)
+    return ".".join(parts) or None
+
+
+def explain(message: str) -> tuple[str | None, str]:
+    """(dotted field path or None, plain reason) of a msgspec message."""
+    m = _AT.match(message.strip())
+    what, raw = (m["what"], m["path"]) if m else (message, None)
+    reason, extra = _reason(what.strip())
+    return _path(raw, extra), reason
+
+
+def refusal(message: str) -> tuple[str, dict[str, Any]]:
+    """The error a client gets for a message that failed validation: a
+    command body's field is ``bad_input`` {field, reason} (field relative
+    to the body, as the forms name it); anything else ``bad_message``."""
+    path, reason = explain(message)
+    if path and (path == "body" or path.startswith("body.")):
+        field = path.removeprefix("body").lstrip(".") or None
+        if field:
+            return "bad_input", {"field": field, "reason": reason}
+        return "bad_message", {"reason": reason}
+    if path:
+        return "bad_message", {"reason": f"{path}: {reason}"}
+    return "bad_message", {"reason": reason}
