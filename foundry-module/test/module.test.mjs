@@ -11,10 +11,10 @@ import { registerSettings, SETTINGS, MODULE_ID, isActiveGM } from "../scripts/se
 import { installSync, combatCommand } from "../scripts/sync.js";
 import { installChat, newlyRolled, rollCardHtml, dsnData } from "../scripts/chat.js";
 import { installHud, hudRoot } from "../scripts/controls/hud.js";
-import { buildPanel, slugId, createCommand, linkCommand } from "../scripts/controls/panel.js";
+import { buildPanel, slugId, createCommand, linkCommand, openPanel, resetPanel } from "../scripts/controls/panel.js";
 import { actionsFor, TABLE_ACTIONS } from "../scripts/controls/actions.js";
 import { VigilConnection } from "../scripts/connection.js";
-import { FakeHooks, FakeUser, FakeNotifications, fakeGame, install, uninstall } from "./fakes/foundry.mjs";
+import { FakeHooks, FakeUser, FakeNotifications, FakeApplicationV2, fakeGame, install, uninstall } from "./fakes/foundry.mjs";
 import { FakeDocument } from "./fakes/dom.mjs";
 
 const lang = JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url)));
@@ -71,8 +71,10 @@ test("module.json: id, compatibility, entry points, socket", () => {
   assert.deepEqual(module.styles, ["styles/vigil.css"]);
   assert.equal(module.languages[0].path, "lang/en.json");
   assert.equal(module.socket, true);
-  assert.match(module.manifest, /module\.json$/);
-  assert.match(module.download, /\.zip$/);
+  // No placeholder: manifest and download are filled in by the Vigil
+  // server that serves the module (/foundry/module.json).
+  assert.ok(!JSON.stringify(module).includes("OWNER"));
+  for (const key of ["manifest", "download", "url", "readme"]) assert.equal(module[key], undefined, key);
 });
 
 test("settings: server URL is a world setting, the token a client one", () => {
@@ -260,4 +262,53 @@ test("a GM without a server URL is told; without a token a player waits", () => 
   browser(alice);
   globalThis.game.settings.values.set("vigil.serverUrl", "ws://x/ws");
   assert.equal(new VigilConnection({ document: new FakeDocument() }).start(), null);
+});
+
+test("the window: opened twice from the HUD, one instance and one state listener", async () => {
+  browser(gm);
+  resetPanel();
+  globalThis.document = new FakeDocument();
+  globalThis.foundry = { applications: { api: { ApplicationV2: FakeApplicationV2 } } };
+  const conn = fakeConnection(mettle());
+  let listeners = 0;
+  const add = conn.addEventListener.bind(conn);
+  conn.addEventListener = (type, fn, o) => { if (type === "state") listeners += 1; add(type, fn, o); };
+  try {
+    const a = openPanel(conn, { id: "tokA", actorId: "actB", actorLink: true });
+    const b = openPanel(conn, { id: "tokB", actorId: "actY", actorLink: true });
+    assert.equal(a, b);
+    assert.equal(b.tokenDoc.id, "tokB", "the window shows the token last opened");
+    assert.equal(listeners, 1);
+    await new Promise((r) => setTimeout(r, 5));
+    const renders = b.renders;
+    conn.emitState(mettle());
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(b.renders, renders + 1, "one re-render per patch");
+    await b.close();
+    conn.emitState(mettle());
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(b.renders, renders + 1, "a closed window is not re-rendered");
+  } finally {
+    resetPanel();
+    delete globalThis.document;
+  }
+});
+
+test("chat: a Dice So Nice rejection still posts the card, and rejects nothing unhandled", async () => {
+  const env = browser(gm);
+  const posted = [];
+  globalThis.ChatMessage = { create: async (data) => posted.push(data) };
+  env.game.dice3d = { show: async () => { throw new Error("no WebGL"); } };
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    const conn = fakeConnection(dryhOpen());
+    installChat(conn);
+    conn.emitState(dryhOpen(), null);
+    conn.emitState(dryhRolled());
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(posted.length, 1);
+  } finally {
+    console.warn = warn;
+  }
 });

@@ -94,14 +94,55 @@ export function fakeI18n(lang) {
 
 /** A Token placeable: a PIXI container with a document, w/h, isVisible. */
 export class FakeToken extends Container {
-  constructor({ id, actorId, actorLink = true, w = 100, h = 100, isVisible = true, name = "Token" }) {
+  constructor({ id, actorId, actorLink = true, w = 100, h = 100, isVisible = true, name = "Token", isPreview = false }) {
     super();
+    this.isPreview = isPreview;
     this.document = { id, actorId, actorLink, name, actor: { name, hasPlayerOwner: true } };
     this.id = id;
     this.w = w;
     this.h = h;
     this.isVisible = isVisible;
   }
+}
+
+/** The clone Foundry draws while a token is dragged: same document and id,
+ * `isPreview` true; it fires drawToken, refreshToken and destroyToken like
+ * any token (Token#isPreview, https://foundryvtt.com/api/classes/foundry.canvas.placeables.Token.html;
+ * guarded in other modules' open code, e.g. drawToken handlers that return
+ * early on token.isPreview). */
+export function dragPreview(token) {
+  const clone = new FakeToken({ id: token.id, actorId: token.document.actorId, w: token.w, h: token.h, isPreview: true });
+  clone.document = token.document;
+  return clone;
+}
+
+/**
+ * ApplicationV2 as the module uses it: render({force}) builds with
+ * _renderHTML and inserts with _replaceHTML, `rendered` is true once shown,
+ * close() hides it. Documented at
+ * https://foundryvtt.com/api/classes/foundry.applications.api.ApplicationV2.html
+ * (v12 and v13). `FakeApplicationV2.shown` counts windows in the page.
+ */
+export class FakeApplicationV2 {
+  static shown = new Set();
+  constructor(options = {}) {
+    this.options = { ...this.constructor.DEFAULT_OPTIONS, ...options };
+    this.rendered = false;
+    this.content = null;
+    this.renders = 0;
+  }
+  get id() { return this.options.id; }
+  async render(options = {}) {
+    if (!this.rendered && !options.force) return this;
+    const result = await this._renderHTML({}, options);
+    this.content ??= { replaceChildren: (...nodes) => { this.content.children = nodes; }, children: [], querySelectorAll: () => [] };
+    this._replaceHTML(result, this.content, options);
+    this.rendered = true;
+    this.renders += 1;
+    FakeApplicationV2.shown.add(this);
+    return this;
+  }
+  async close() { this.rendered = false; FakeApplicationV2.shown.delete(this); return this; }
 }
 
 export function fakeCanvas(tokens = [], zoom = 1) {
