@@ -13,7 +13,8 @@ const foundryGlobals = {
  * repository root, so patterns start with `**` to hold from either folder.
  */
 export default [
-  { ignores: ["**/node_modules/**", "**/dist/**", "**/build/**", "server/vigil/assets/**"] },
+  // scripts/vendor is generated from pinned npm packages (tools/build-vendor.mjs; test/vendor.test.mjs checks drift).
+  { ignores: ["**/node_modules/**", "**/dist/**", "**/build/**", "server/vigil/assets/**", "**/scripts/vendor/**"] },
   js.configs.recommended,
   {
     files: ["**/*.js", "**/*.mjs"],

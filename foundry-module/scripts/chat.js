@@ -57,9 +57,13 @@ export function installChat(connection) {
     for (const { char, roll } of fresh) {
       const name = e.detail.state.characters?.[char]?.name ?? char;
       const game = globalThis.game;
-      const post = () => globalThis.ChatMessage.create({ content: rollCardHtml(name, roll), speaker: { alias: name } });
+      const post = () => Promise.resolve(globalThis.ChatMessage.create({ content: rollCardHtml(name, roll), speaker: { alias: name } }))
+        .catch((err) => console.warn("vigil | could not post the roll card", err));
       if (game.dice3d?.show) {
-        Promise.resolve(game.dice3d.show(dsnData(roll), game.user, true)).finally(post);
+        // Dice So Nice may reject (no WebGL, a colorset it lacks): the card is posted all the same.
+        new Promise((resolve) => resolve(game.dice3d.show(dsnData(roll), game.user, true)))
+          .catch((err) => console.warn("vigil | Dice So Nice could not show the roll", err))
+          .then(post);
       } else {
         post();
       }

@@ -6,7 +6,7 @@
  */
 
 import { VigilClient } from "./core/client.js";
-import { getSetting, t, tOrNull } from "./settings.js";
+import { getSetting, storedToken, t, tOrNull } from "./settings.js";
 
 export const CLIENT_NAME = "foundry/0.1";
 
@@ -33,7 +33,7 @@ export class VigilConnection extends EventTarget {
   start() {
     this.stop();
     const url = getSetting("serverUrl");
-    const token = getSetting("accessToken");
+    const token = storedToken();
     this._showStatus("idle");
     if (!url) {
       if (globalThis.game?.user?.isGM) globalThis.ui?.notifications?.info(t("VIGIL.Notify.NoUrl"));

@@ -1,8 +1,15 @@
 /**
  * Module settings. The server URL is a world setting (everyone connects to
- * the same server, and it is not a secret); the access token is a CLIENT
- * setting, because every player can read world settings and a token is a
+ * the same server, and it is not a secret); access tokens are CLIENT
+ * settings, because every player can read world settings and a token is a
  * credential (DESIGN "Security").
+ *
+ * A client setting lives in the browser's localStorage, one per origin, for
+ * every world and user of that Foundry. So tokens (and the key pairs of
+ * token delivery) are kept in one map keyed by world, user and server URL:
+ * a second user on the same browser, or another world pointing at another
+ * Vigil, never sends a token that is not its own. The visible "access
+ * token" field only takes a pasted token into that map.
  */
 
 export const MODULE_ID = "vigil";
@@ -10,14 +17,16 @@ export const MODULE_ID = "vigil";
 export const SETTINGS = {
   serverUrl: { scope: "world", type: String, default: "", config: true, name: "VIGIL.Settings.ServerUrl.Name", hint: "VIGIL.Settings.ServerUrl.Hint", reconnect: true },
   accessToken: { scope: "client", type: String, default: "", config: true, name: "VIGIL.Settings.Token.Name", hint: "VIGIL.Settings.Token.Hint", reconnect: true },
+  tokens: { scope: "client", type: Object, default: {}, config: false },
+  keys: { scope: "client", type: Object, default: {}, config: false },
   overlays: { scope: "client", type: Boolean, default: true, config: true, name: "VIGIL.Settings.Overlays.Name", hint: "VIGIL.Settings.Overlays.Hint" },
   chatCards: { scope: "world", type: Boolean, default: true, config: true, name: "VIGIL.Settings.ChatCards.Name", hint: "VIGIL.Settings.ChatCards.Hint" },
 };
 
-/** @param {(key: string) => void} onChange called with the setting's key */
-export function registerSettings(onChange = () => {}) {
+/** @param {(key: string, reconnect: boolean, value: unknown) => void} onChange called with the setting's key */
+export function registerSettings(onChange = () => {}, game = globalThis.game) {
   for (const [key, { reconnect, ...spec }] of Object.entries(SETTINGS)) {
-    globalThis.game.settings.register(MODULE_ID, key, { ...spec, onChange: () => onChange(key, reconnect) });
+    game.settings.register(MODULE_ID, key, { ...spec, onChange: (value) => onChange(key, Boolean(reconnect), value) });
   }
 }
 
@@ -42,4 +51,25 @@ export function tOrNull(key, params) {
  * tokens and posts chat cards, so two GMs never double them. */
 export function isActiveGM(game = globalThis.game) {
   return Boolean(game?.user?.isGM && game.users?.activeGM?.id === game.user.id);
+}
+
+/** Where this browser keeps the token of this world, user and server. */
+export function tokenSlot(game = globalThis.game) {
+  return `${game.world?.id ?? ""}|${game.user?.id ?? ""}|${getSetting("serverUrl", game) ?? ""}`;
+}
+
+/** The stored token entry ({token, iat}) of this world, user and server, or null. */
+export function storedEntry(game = globalThis.game) {
+  const entry = getSetting("tokens", game)?.[tokenSlot(game)];
+  return typeof entry?.token === "string" && entry.token ? entry : null;
+}
+
+export const storedToken = (game = globalThis.game) => storedEntry(game)?.token ?? "";
+
+/** Keep `token` for this world, user and server (or forget it: null). */
+export function storeToken(token, { iat = 0, game = globalThis.game } = {}) {
+  const all = { ...(getSetting("tokens", game) ?? {}) };
+  if (token) all[tokenSlot(game)] = { token, iat };
+  else delete all[tokenSlot(game)];
+  return setSetting("tokens", all, game);
 }

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { buildPanel, carryInputs } from "../scripts/controls/panel.js";
 import { actionsFor, offeredFor, fieldsOf, optionsOf, TABLE_ACTIONS } from "../scripts/controls/actions.js";
 import { wantsButton } from "../scripts/controls/hud.js";
-import { registerSettings, MODULE_ID } from "../scripts/settings.js";
+import { registerSettings, storeToken, MODULE_ID } from "../scripts/settings.js";
 import { VigilConnection } from "../scripts/connection.js";
 import { VigilClient } from "../scripts/core/client.js";
 import { FakeUser, FakeNotifications, fakeGame, install, uninstall } from "./fakes/foundry.mjs";
@@ -335,8 +335,9 @@ after(async () => { await server?.dispose(); });
 /** A module connection (the real VigilConnection) for one browser, connected. */
 async function moduleConnection(env, url, token) {
   install(env);
-  await env.game.settings.set(MODULE_ID, "serverUrl", url);
-  await env.game.settings.set(MODULE_ID, "accessToken", token);
+  // The world's server URL, as the GM set it (a player may not write it).
+  env.game.settings.values.set(`${MODULE_ID}.serverUrl`, url);
+  await storeToken(token, { game: env.game });
   const conn = new VigilConnection({ document: null });
   const ready = new Promise((resolve) => conn.addEventListener("state", resolve, { once: true }));
   conn.start();

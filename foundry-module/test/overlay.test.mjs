@@ -12,7 +12,7 @@ import { uiScale, screenFontPx, ringThickness, ringCover, rectCover, maxRingThic
 import { drawOverlay, updateOverlay, isAnimated } from "../scripts/overlay/draw.js";
 import { OverlayManager } from "../scripts/overlay/manager.js";
 import { PIXI } from "./fakes/pixi.mjs";
-import { FakeHooks, FakeToken, fakeCanvas } from "./fakes/foundry.mjs";
+import { FakeHooks, FakeToken, fakeCanvas, dragPreview } from "./fakes/foundry.mjs";
 
 /** A Pain & Mettle view like the server's (see the demo table). */
 function mettleState({ dying = false, departed = false } = {}) {
@@ -206,4 +206,35 @@ test("manager: overlays on linked tokens only, redrawn on state, hooks and resiz
   m.refreshAll();
   Hooks.callAll("destroyToken", linked);
   assert.equal(linked.getChildByName("vigil-overlay"), null);
+});
+
+test("manager: a drag preview (same id) neither takes nor deletes the token's overlay", () => {
+  const Hooks = new FakeHooks();
+  const token = new FakeToken({ id: "t1", actorId: "actB" });
+  const canvas = fakeCanvas([token], 1);
+  const m = new OverlayManager(fakeConnection(mettleState()), { PIXI, Hooks, getCanvas: () => canvas });
+  m.install();
+  Hooks.callAll("canvasReady", canvas);
+  const overlay = token.getChildByName("vigil-overlay");
+  const preview = dragPreview(token);
+  Hooks.callAll("drawToken", preview);
+  Hooks.callAll("refreshToken", preview, {});
+  Hooks.callAll("destroyToken", preview);
+  assert.equal(preview.getChildByName("vigil-overlay"), null);
+  assert.equal(token.getChildByName("vigil-overlay"), overlay);
+  assert.ok(!overlay.destroyed);
+  // Destroying another object with the same id (not the one drawn on) keeps it too.
+  Hooks.callAll("destroyToken", new FakeToken({ id: "t1", actorId: "actB" }));
+  assert.equal(m.overlays.get("t1").container, overlay);
+});
+
+test("zoom redraws the dying ring's thickness even while the clock is paused", () => {
+  const state = mettleState({ dying: true });
+  const model = overlayModel(state, "brannoc", 0);
+  const root = drawOverlay(PIXI, model, { width: 100, height: 100, zoom: 1, now: 0 });
+  const width = () => root.vigil.ring.ops.find((op) => op[0] === "lineStyle")[1];
+  assert.equal(width(), ringThickness(100, 100, 1));
+  assert.ok(updateOverlay(PIXI, root, { zoom: 0.5 }));
+  assert.equal(width(), ringThickness(100, 100, 0.5));
+  assert.notEqual(ringThickness(100, 100, 0.5), ringThickness(100, 100, 1), "the thickness depends on zoom");
 });

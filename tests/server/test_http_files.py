@@ -42,7 +42,7 @@ def test_packaged_files_are_served(vigil_server: ServerProcess) -> None:
         "/client/%2e%2e/%2e%2e/pyproject.toml",
         "/static/../net/http.py",
         "/foundry/test/core.test.mjs",  # the module's tests are not runtime files
-        "/foundry/tools/build-zip.mjs",
+        "/foundry/tools/build-vendor.mjs",
         "/foundry/package.json",
         "/foundry/node_modules/pixi.js/package.json",
         "/client/.eslintrc",

@@ -197,7 +197,9 @@ export function panelClass() {
       super(options);
       this.connection = connection;
       this.tokenDoc = tokenDoc;
-      this._onState = () => this.rendered && this.render();
+      // One window for the whole session (openPanel), so one listener: it
+      // re-renders only while the window is shown.
+      this._onState = () => { if (this.rendered) this.render().catch?.((err) => console.warn("vigil | window render", err)); };
       connection.addEventListener("state", this._onState);
     }
 
@@ -217,17 +219,24 @@ export function panelClass() {
       focus?.focus();
     }
 
-    async close(options) {
-      this.connection.removeEventListener("state", this._onState);
-      return super.close(options);
-    }
   };
   return PanelClass;
 }
 
+/** The one window of this session: opening it again (from another token's
+ * HUD) shows that token in the same window rather than making a copy of an
+ * ApplicationV2 with the same fixed id. */
+let current = null;
 export function openPanel(connection, tokenDoc = null) {
   const Panel = panelClass();
-  const app = new Panel({ connection, tokenDoc });
-  app.render({ force: true });
-  return app;
+  if (!current || current.connection !== connection) current = new Panel({ connection, tokenDoc });
+  else current.tokenDoc = tokenDoc;
+  Promise.resolve(current.render({ force: true })).catch((err) => console.warn("vigil | cannot open the window", err));
+  return current;
+}
+
+/** Forget the window (tests; a new connection). */
+export function resetPanel() {
+  current = null;
+  PanelClass = null;
 }

@@ -306,7 +306,7 @@ export function drawOverlay(PIXI, model, { width, height, zoom = 1, now = 0, t =
   left.scale.set(u);
   root.addChild(left);
 
-  root.vigil = { model, width, height, zoom, ring, countdown, above, left, label: countdown ? countdownLabel(model.dying, now, tr) : null, t: tr };
+  root.vigil = { model, width, height, zoom, ring, ringFraction: model.dying?.fraction ?? 0, countdown, above, left, label: countdown ? countdownLabel(model.dying, now, tr) : null, t: tr };
   return root;
 }
 
@@ -324,6 +324,9 @@ export function updateOverlay(PIXI, root, { zoom, now }) {
     v.above.scale.set(u);
     v.left.scale.set(u);
     v.zoom = zoom;
+    // The ring's thickness depends on zoom: redraw it now, not only when the
+    // countdown's text next changes (never, while the clock is paused).
+    if (v.ring) drawRing(v.ring, v.width, v.height, ringThickness(v.width, v.height, zoom), v.ringFraction, Boolean(v.model.dying?.departed));
     changed = true;
   }
   if (v.countdown && v.model.dying && !v.model.dying.departed && now !== undefined) {
@@ -333,7 +336,8 @@ export function updateOverlay(PIXI, root, { zoom, now }) {
       if (textObj) textObj.text = label;
       v.label = label;
       const remaining = Math.max(0, v.model.dying.until - now);
-      drawRing(v.ring, v.width, v.height, ringThickness(v.width, v.height, v.zoom), Math.min(1, remaining / v.model.dying.total), false);
+      v.ringFraction = Math.min(1, remaining / v.model.dying.total);
+      drawRing(v.ring, v.width, v.height, ringThickness(v.width, v.height, v.zoom), v.ringFraction, false);
       changed = true;
     }
   }

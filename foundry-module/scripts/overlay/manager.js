@@ -36,9 +36,12 @@ export class OverlayManager {
   install() {
     const H = this.Hooks;
     H.on("canvasReady", () => this.refreshAll());
-    H.on("drawToken", (token) => this.refresh(token));
-    H.on("refreshToken", (token) => this.onRefreshToken(token));
-    H.on("destroyToken", (token) => this.remove(token));
+    // A drag preview is a clone with the same document id that fires these
+    // hooks too: it must neither take the original's overlay nor, when
+    // destroyed, delete it (other modules guard with token.isPreview).
+    H.on("drawToken", (token) => { if (!token?.isPreview) this.refresh(token); });
+    H.on("refreshToken", (token) => { if (!token?.isPreview) this.onRefreshToken(token); });
+    H.on("destroyToken", (token) => { if (!token?.isPreview) this.removeIfOf(token); });
     H.on("canvasPan", (_canvas, position) => this.onZoom(position?.scale));
     this.connection.addEventListener("state", () => this.refreshAll());
     this.connection.addEventListener("status", () => this.refreshAll());
@@ -86,6 +89,12 @@ export class OverlayManager {
       return;
     }
     entry.container.visible = token.isVisible !== false;
+  }
+
+  /** Remove `token`'s overlay only if it is the one drawn on that object. */
+  removeIfOf(token) {
+    const entry = this.overlays.get(token?.id ?? token?.document?.id);
+    if (entry && entry.token === token) this.remove(token);
   }
 
   remove(token) {

@@ -1,9 +1,18 @@
 /**
  * Small fakes of Foundry's globals (Hooks, game, canvas, Token, ui, CONFIG,
- * ChatMessage) — only what the module touches, with the signatures of
- * Foundry's documentation (hook arguments, settings.register options,
- * User#query, game.socket). `install()` puts them on globalThis, as Foundry
+ * ChatMessage) for ONE browser — only what the module touches, with the
+ * signatures of Foundry's public documentation. What crosses between
+ * browsers (flags, world settings, socket, v13 queries) is in world.mjs,
+ * which cites its sources. `install()` puts them on globalThis, as Foundry
  * does; `uninstall()` removes them.
+ *
+ * Sources: hooks and their arguments, https://foundryvtt.com/api/modules/hookEvents.html
+ * (drawToken, refreshToken, destroyToken, canvasPan, renderTokenHUD,
+ * updateCombat, updateWorldTime); settings.register's options,
+ * https://foundryvtt.com/api/classes/foundry.helpers.ClientSettings.html;
+ * Token#isPreview ("a preview clone during drag", used as a guard by
+ * other modules' open code, e.g. League of Foundry Developers' libWrapper
+ * users and the Token Auras module's drawToken hook).
  */
 
 import { Container } from "./pixi.mjs";
@@ -30,7 +39,9 @@ export class FakeSettings {
     if (!this.specs.has(`${module}.${key}`)) throw new Error(`setting ${module}.${key} is not registered`);
     return this.values.get(`${module}.${key}`);
   }
+  /** A world setting may only be changed by a GM (world.mjs [api-settings]). */
   async set(module, key, value) {
+    if (this.specs.get(`${module}.${key}`)?.scope === "world" && this.user && !this.user.isGM) throw new Error("only a GM may modify world settings");
     this.values.set(`${module}.${key}`, value);
     this.specs.get(`${module}.${key}`)?.onChange?.(value);
     return value;
@@ -83,14 +94,55 @@ export function fakeI18n(lang) {
 
 /** A Token placeable: a PIXI container with a document, w/h, isVisible. */
 export class FakeToken extends Container {
-  constructor({ id, actorId, actorLink = true, w = 100, h = 100, isVisible = true, name = "Token" }) {
+  constructor({ id, actorId, actorLink = true, w = 100, h = 100, isVisible = true, name = "Token", isPreview = false }) {
     super();
+    this.isPreview = isPreview;
     this.document = { id, actorId, actorLink, name, actor: { name, hasPlayerOwner: true } };
     this.id = id;
     this.w = w;
     this.h = h;
     this.isVisible = isVisible;
   }
+}
+
+/** The clone Foundry draws while a token is dragged: same document and id,
+ * `isPreview` true; it fires drawToken, refreshToken and destroyToken like
+ * any token (Token#isPreview, https://foundryvtt.com/api/classes/foundry.canvas.placeables.Token.html;
+ * guarded in other modules' open code, e.g. drawToken handlers that return
+ * early on token.isPreview). */
+export function dragPreview(token) {
+  const clone = new FakeToken({ id: token.id, actorId: token.document.actorId, w: token.w, h: token.h, isPreview: true });
+  clone.document = token.document;
+  return clone;
+}
+
+/**
+ * ApplicationV2 as the module uses it: render({force}) builds with
+ * _renderHTML and inserts with _replaceHTML, `rendered` is true once shown,
+ * close() hides it. Documented at
+ * https://foundryvtt.com/api/classes/foundry.applications.api.ApplicationV2.html
+ * (v12 and v13). `FakeApplicationV2.shown` counts windows in the page.
+ */
+export class FakeApplicationV2 {
+  static shown = new Set();
+  constructor(options = {}) {
+    this.options = { ...this.constructor.DEFAULT_OPTIONS, ...options };
+    this.rendered = false;
+    this.content = null;
+    this.renders = 0;
+  }
+  get id() { return this.options.id; }
+  async render(options = {}) {
+    if (!this.rendered && !options.force) return this;
+    const result = await this._renderHTML({}, options);
+    this.content ??= { replaceChildren: (...nodes) => { this.content.children = nodes; }, children: [], querySelectorAll: () => [] };
+    this._replaceHTML(result, this.content, options);
+    this.rendered = true;
+    this.renders += 1;
+    FakeApplicationV2.shown.add(this);
+    return this;
+  }
+  async close() { this.rendered = false; FakeApplicationV2.shown.delete(this); return this; }
 }
 
 export function fakeCanvas(tokens = [], zoom = 1) {
@@ -103,7 +155,7 @@ export function fakeCanvas(tokens = [], zoom = 1) {
 }
 
 /** Build a game for one user among `users`; `activeGM` is who Foundry elects. */
-export function fakeGame({ user, users, activeGM, lang, socket, actors = [], worldTime = 0, queries = false }) {
+export function fakeGame({ user, users, activeGM, lang, socket, actors = [], worldTime = 0 }) {
   // Each browser has its own User objects (as in Foundry); flags are shared,
   // standing in for the server syncing documents between browsers.
   const own = new Map(users.map((u) => [u.id, Object.assign(Object.create(Object.getPrototypeOf(u)), u)]));
@@ -127,11 +179,7 @@ export function fakeGame({ user, users, activeGM, lang, socket, actors = [], wor
     combats: { contents: [] },
     modules: new Map([["vigil", {}]]),
   };
-  if (queries) {
-    // v13: User#query calls the target user's CONFIG.queries handler; the
-    // test wires `routeQuery` to the right browser's handlers.
-    for (const u of users) u.query = (name, data, opts) => game.routeQuery(u, name, data, opts);
-  }
+  game.settings.user = user;
   return game;
 }
 

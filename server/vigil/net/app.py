@@ -127,6 +127,9 @@ async def run(config: Config, on_ready: Callable[[Hub, Server], None] | None = N
         f"Vigil listening on {config.base_url}  (WebSocket: {config.base_url.replace('http', 'ws', 1)}/ws)"
     ]
     lines.append(f"Data: {config.db_path} (durability {config.durability})")
+    lines.append(
+        f"Foundry module: paste {config.base_url}/foundry/module.json into Foundry's Install Module dialog"
+    )
     for label, (role, token) in hub.demo_tokens.items():
         lines.append(f"{label}: {config.page_url(role, token) if role != 'player' else token}")
     lines.append(f"Operator token: {hub.operator_token()}")

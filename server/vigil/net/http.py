@@ -16,7 +16,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from vigil import resources
+from vigil import foundry_package, resources
 from vigil.net.hub import Hub
 
 PAGES = {"/": "dashboard.html", "/watch": "watch.html"}
@@ -32,6 +32,11 @@ def _file(path: Traversable) -> Response:
     if path.name.endswith((".js", ".mjs")):
         kind = "text/javascript"
     body = path.read_bytes()
+    headers = Headers({"Content-Type": kind, "Content-Length": str(len(body)), **SECURITY_HEADERS})
+    return Response(200, "OK", headers, body)
+
+
+def _body(body: bytes, kind: str) -> Response:
     headers = Headers({"Content-Type": kind, "Content-Length": str(len(body)), **SECURITY_HEADERS})
     return Response(200, "OK", headers, body)
 
@@ -63,6 +68,11 @@ def route(hub: Hub, connection: ServerConnection, request: Request) -> Response 
         ok = not hub.closing
         body = json.dumps({"ok": ok, "tables": len(hub.hosts)})
         return _status(200 if ok else 503, body, "application/json")
+    # The module's manifest and zip are made for this server (foundry_package).
+    if path == foundry_package.MANIFEST_PATH:
+        return _body(foundry_package.manifest_bytes(hub.config.base_url), "application/json")
+    if path == foundry_package.ZIP_PATH:
+        return _body(foundry_package.zip_bytes(hub.config.base_url), "application/zip")
     if path in PAGES:
         page = resources.lookup(resources.WEB, PAGES[path])
         return _file(page) if page else _status(404, "page not built")
