@@ -238,7 +238,13 @@ class Table:
         change.rev = self.rev
         doc = change.doc
         if change.undoable:
-            doc["undo"] = [*doc.get("undo", []), self.rev][-self.undo_depth :]
+            # The stack is part of the document, so its push is one of the
+            # change's ops like any other: the log entry carries it, and a
+            # table rebuilt from a snapshot and the log undoes what this
+            # one would (``add`` replaces a member that exists already).
+            stack = [*doc.get("undo", []), self.rev][-self.undo_depth :]
+            doc["undo"] = stack
+            change.ops.append({"op": "add", "path": "/undo", "value": stack})
         self._load_doc(doc, change.state)
         return self._views.patches()
 
