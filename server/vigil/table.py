@@ -177,6 +177,31 @@ class Table:
         event = Event(code=code, at=now, params=params)
         return self._change("clock", ctx.actor.id, None, self.state, [event], now, anchor=anchor)
 
+    def hold(self, wall: float, at: float, ctx: Ctx) -> Change:
+        """Pause the clock for want of a GM, as it stood at wall time ``at``
+        (``wall`` now, or earlier: the last moment a GM was known present,
+        after a crash): the effects due by then happen, none after, so the
+        time nobody was there is not counted. It runs again when a GM
+        connects (:meth:`resume`)."""
+        game = max(self.state.clock.now, self.anchor.game_at(min(at, wall)))
+        state, events = self.state, []
+        if state.clock.now < game:
+            outcome = engine.advance(self.system, state, game, ctx)
+            state, events = outcome.state, outcome.events
+        anchor = self.anchor.rebased(wall, mode="paused", game=game, awaiting_gm=True)
+        held = [Event(code="clock_auto_paused", at=game), _clock_event(anchor, game)]
+        return self._change("clock", ctx.actor.id, None, state, [*held, *events], game, anchor=anchor)
+
+    def resume(self, wall: float, ctx: Ctx) -> Change:
+        """Run again the clock :meth:`hold` paused, at its former rate."""
+        if not self.anchor.awaiting_gm:
+            raise RuleError("not_awaiting_gm")
+        now = self.state.clock.now
+        anchor = self.anchor.rebased(wall, mode="running", game=now)
+        return self._change(
+            "clock", ctx.actor.id, None, self.state, [_clock_event(anchor, now)], now, anchor=anchor
+        )
+
     def prepare(self, body: Command, wall: float, ctx: Ctx) -> Change:
         """The change ``body`` would make now. Raises RuleError if refused.
         The caller has applied :meth:`advance` first."""
@@ -463,11 +488,7 @@ def _clock(t: Table, body: Command, wall: float, ctx: Ctx, state: Any, command: 
             new_state, events = outcome.state, outcome.events
             mode: Mode | None = "follow" if isinstance(body, ClockFollow) else None
             anchor = anchor.rebased(wall, mode=mode, game=to)
-    event = Event(
-        code="clock_changed",
-        at=new_state.clock.now,
-        params={"mode": anchor.mode, "rate": anchor.rate, "game": anchor.game},
-    )
+    event = _clock_event(anchor, new_state.clock.now)
     return t._change(
         "clock",
         ctx.actor.id,
@@ -477,6 +498,11 @@ def _clock(t: Table, body: Command, wall: float, ctx: Ctx, state: Any, command: 
         new_state.clock.now,
         anchor=anchor,
     )
+
+
+def _clock_event(anchor: Anchor, at: float) -> Event:
+    params = {"mode": anchor.mode, "rate": anchor.rate, "game": anchor.game}
+    return Event(code="clock_changed", at=at, params=params)
 
 
 _TABLE_HANDLERS: dict[type[Command], Handler] = {

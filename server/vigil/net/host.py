@@ -70,7 +70,6 @@ class TableHost:
     replay: deque[Rendered] = field(default_factory=deque)
     timer: asyncio.TimerHandle | None = None
     tokens: dict[str, TokenRecord] = field(default_factory=dict)
-    auto_paused: bool = False
     since_snapshot: int = 0
     # Deleted while a command waited for the lock: it must find no table.
     deleted: bool = False

@@ -116,21 +116,31 @@ class Writer:
                 await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
     async def pause_without_gm(self, host: TableHost) -> None:
-        """The last GM left: pause a running clock (and remember why)."""
-
-        def paused() -> None:
-            host.auto_paused = True
-
+        """The last GM left: pause a running clock (the anchor keeps why)."""
         with contextlib.suppress(RuleError, Refused):
-            await self.run(host, Edit(make=timers.auto_pause, keep=paused))
+            await self.run(host, Edit(make=timers.auto_pause))
 
     async def resume_with_gm(self, host: TableHost) -> None:
         """A GM is back: run the clock that was paused for want of one."""
-        if not host.auto_paused:
-            return
-        host.auto_paused = False
         with contextlib.suppress(RuleError, Refused):
             await self.run(host, Edit(make=timers.auto_resume))
+
+    async def hold(self, host: TableHost, at: float | None) -> None:
+        """Pause a running clock for want of a GM, as it stood at wall time
+        ``at`` (None: now), under the table's lock — at a start (before any
+        timer, without applying what fell due since ``at``) and at a clean
+        stop (when new commands are refused already)."""
+        async with host.lock:
+            if not timers.holds(host.table):
+                return
+            edit = (
+                Edit(make=timers.auto_pause) if at is None else Edit(make=timers.pause_at(at), advance=False)
+            )
+            try:
+                await self._apply(host, edit, None)
+            except RuleError as exc:  # catching up past the work bound
+                log.error("advance_refused", table=host.table.id, code=exc.code)
+                await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
     async def _apply(self, host: TableHost, edit: Edit, ack: Callable[[Change], None] | None) -> list[Conn]:
         """The stages of one edit; the caller holds the table's lock. Returns

@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS tokens (
   table_id TEXT NOT NULL, token_id TEXT NOT NULL, role TEXT NOT NULL, chars TEXT NOT NULL,
   label TEXT NOT NULL, expires REAL, created REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (table_id, token_id));
+CREATE TABLE IF NOT EXISTS presence (table_id TEXT PRIMARY KEY, wall REAL NOT NULL) WITHOUT ROWID;
 """
 
 _enc = msgspec.json.Encoder()
@@ -209,9 +210,20 @@ class SqliteStore:
 
     def delete(self, table: str) -> None:
         with self._lock, self._tx():
-            for name in ("log", "snapshots", "tokens"):
+            for name in ("log", "snapshots", "tokens", "presence"):
                 self._db.execute(f"DELETE FROM {name} WHERE table_id=?", (table,))
             self._db.execute("DELETE FROM tables WHERE id=?", (table,))
+
+    # -- presence -----------------------------------------------------------
+
+    def mark_presence(self, tables: Sequence[str], wall: float) -> None:
+        with self._lock, self._tx():
+            self._db.executemany("INSERT OR REPLACE INTO presence VALUES (?,?)", [(t, wall) for t in tables])
+
+    def presence(self, table: str) -> float | None:
+        with self._lock:
+            row = self._db.execute("SELECT wall FROM presence WHERE table_id=?", (table,)).fetchone()
+        return None if row is None else float(row[0])
 
     # -- tokens -------------------------------------------------------------
 
