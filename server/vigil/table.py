@@ -125,6 +125,10 @@ class Table:
         due = engine.next_deadline(self.system, self.state)
         return None if due is None else self.anchor.wall_at(due)
 
+    def incarnations(self) -> dict[str, str]:
+        """Each character's incarnation (see :func:`incarnations`)."""
+        return incarnations(self.doc)
+
     def next_undo(self) -> int | None:
         """The rev that an undo would take back now, if any."""
         stack: list[int] = self.doc.get("undo", [])
@@ -378,6 +382,14 @@ class Table:
         )
 
 
+def incarnations(doc: dict[str, Any]) -> dict[str, str]:
+    """Each character of the table document ``doc`` and its incarnation:
+    which of the characters ever made with its id it is ("" for one made
+    before incarnations were kept)."""
+    meta: dict[str, Any] = doc["meta"]
+    return {cid: str(meta.get(cid, {}).get("incarnation", "")) for cid in doc["state"]["characters"]}
+
+
 # -- table-level commands ------------------------------------------------------
 
 Handler = Callable[[Table, Any, float, Ctx, Any, dict[str, Any]], Change]
@@ -400,6 +412,10 @@ def _character_create(
         "notes": "",
         "actor_id": body.actor_id,
         "token_id": body.token_id,
+        # The epoch and rev this creation gets: unique in the table's life,
+        # so a token minted for this character never gains a later one made
+        # with the same id.
+        "incarnation": f"{t.epoch}.{t.rev + 1}",
     }
     change = t._change(
         "command", ctx.actor.id, command, outcome.state, outcome.events, state.clock.now, meta=meta

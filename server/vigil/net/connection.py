@@ -19,7 +19,7 @@ import structlog
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from vigil import __version__, auth
+from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
 from vigil.net import commands
 from vigil.net.errors import Refused, error_message
@@ -103,13 +103,13 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
         await _refuse_hello(conn, "bad_protocol", {"server": PROTOCOL_VERSION, "client": msg.protocol})
         return False
     try:
-        claims = hub.authenticate(msg.token)
+        claims, record = hub.authenticate(msg.token)
     except auth.TokenError as exc:
         await _refuse_hello(conn, exc.code, {})
         return False
     conn.role, conn.token_id, conn.label = claims.role, claims.token_id, claims.label
     conn.expires = claims.expires
-    conn.chars = frozenset(claims.chars)
+    conn.record = record
     if claims.role == "operator":
         welcome = Welcome(protocol=PROTOCOL_VERSION, server=SERVER, role="operator", token_id=claims.token_id)
         await _answer(conn, encoder.encode(welcome))
@@ -119,6 +119,9 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
         await _refuse_hello(conn, "archived", {})
         return False
     conn.table = claims.table
+    # A player controls the characters its token was minted for, each in
+    # the incarnation it was minted for (never a later one with its id).
+    conn.chars = tokens.owned(record, host.table.incarnations()) if claims.role == "player" else frozenset()
     conn.audience = conn.viewer.audience
     welcome = Welcome(
         protocol=PROTOCOL_VERSION,

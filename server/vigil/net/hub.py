@@ -152,13 +152,14 @@ class Hub:
         """A token for ``host``'s table; the lifetime defaults per role."""
         if ttl_days is None:
             ttl_days = self.config.token_days(role)
+        incarnations = host.table.incarnations()
         token, record = tokens.issue(
-            self.store, host.record.key, host.record.id, role, chars, label, ttl_days
+            self.store, host.record.key, host.record.id, role, chars, label, ttl_days, incarnations
         )
         host.tokens[record.token_id] = record
         return token, record
 
-    def authenticate(self, token: str) -> auth.Claims:
+    def authenticate(self, token: str) -> tuple[auth.Claims, TokenRecord]:
         """Verify the signature first; only a validly signed token costs a
         store read, and only when its id is not known yet (minted offline by
         ``vigil token`` while the server runs)."""
@@ -178,7 +179,7 @@ class Hub:
         record = known.get(claims.token_id)
         if record is None or record.revoked:
             raise auth.TokenError("token_revoked")
-        return claims
+        return claims, record
 
     # -- watching -----------------------------------------------------------
 

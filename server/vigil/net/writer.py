@@ -184,6 +184,12 @@ class Writer:
             ack(kept[-1])
         self._log(entries)
         self.fanout.publish(host, rendered)
+        if table.doc["meta"] is not mark.doc["meta"]:
+            # Characters came or went: players' connections follow what
+            # their tokens control now (after this rev's patches, so that
+            # the snapshot of a new view comes after them).
+            for conn in host.rebind(time.monotonic()):
+                self.fanout.snapshot(host, conn)
         if entries:
             self.committer.committed(host, len(entries))
         if host.deleted or self.closing:

@@ -35,6 +35,10 @@ class TokenRecord(msgspec.Struct, kw_only=True):
     expires: float | None
     created: float
     revoked: bool = False
+    # The incarnation of each of ``chars`` when the token was minted (see
+    # :func:`vigil.tokens.owned`): a character later made with the same id
+    # is another one. Tokens minted before incarnations have none.
+    incarnations: dict[str, str] = {}
 
 
 class Loaded(msgspec.Struct, kw_only=True):
