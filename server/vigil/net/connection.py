@@ -40,6 +40,10 @@ from vigil.rules.outcome import RuleError
 
 log = structlog.get_logger("vigil")
 SERVER = f"vigil/{__version__}"
+# What a frame that is no message raises when decoded: a frame nested
+# deeper than the decoder goes raises RecursionError, and is as unreadable
+# as any other (a bad_message, not the end of the connection).
+UNREADABLE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
 async def handle(hub: Hub, ws: ServerConnection) -> None:
@@ -93,8 +97,8 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
         return False
     try:
         msg = client_decoder.decode(frame)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        await _refuse_hello(conn, "bad_message", {"reason": str(exc)})
+    except UNREADABLE as exc:
+        await _refuse_hello(conn, "bad_message", {"reason": _reason(exc)})
         return False
     if not isinstance(msg, Hello):
         await _refuse_hello(conn, "hello_first", {})
@@ -155,8 +159,8 @@ async def _refuse_hello(
 async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
     try:
         msg = client_decoder.decode(frame)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        await _answer(conn, error_message("bad_message", {"reason": str(exc)}, _peek_id(frame)))
+    except UNREADABLE as exc:
+        await _answer(conn, error_message("bad_message", {"reason": _reason(exc)}, _peek_id(frame)))
         return
     if isinstance(msg, Ping):
         await _answer(conn, encoder.encode(Pong(id=msg.id)))
@@ -187,10 +191,14 @@ async def _guarded(conn: Conn, msg_id: str, work: Awaitable[bytes]) -> None:
         await _answer(conn, reply)
 
 
+def _reason(exc: Exception) -> str:
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+
+
 def _peek_id(frame: str | bytes) -> str | None:
     try:
         data = msgspec.json.decode(frame)
-    except msgspec.DecodeError:
+    except UNREADABLE:
         return None
     value = data.get("id") if isinstance(data, dict) else None
     return value if isinstance(value, str) and len(value) <= 64 else None
