@@ -17,9 +17,9 @@ in the same order:
    epoch needs;
 5. the sender's ack, then the patches to every audience (so a sender sees
    its ack before the patch its command caused), then the timer re-armed;
-6. with the lock released, the connections the edit ends are closed (a
-   closing handshake may take a while; the table's other clients need not
-   wait for it).
+6. the connections the edit ends leave the table at once and are closed
+   on their own (:func:`end`): a closing handshake waits on the client, and
+   neither the sender's next command nor anyone else's may wait on it.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 import structlog
 
@@ -79,6 +80,21 @@ class Edit:
     close: Closing | None = None
 
 
+# How long an ended connection's closing handshake may take before its
+# socket is simply dropped (a client that stopped reading never answers).
+CLOSE_SECONDS = 5.0
+
+
+async def end(conn: Conn, code: CloseCode, reason: str) -> None:
+    """Close ``conn``: the close frame, at most ``CLOSE_SECONDS`` for the
+    client's answer, then the socket is aborted whatever it does."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(conn.ws.close(code, reason), CLOSE_SECONDS)
+    transport = conn.ws.transport
+    if transport is not None:
+        transport.abort()  # a no-op once closed; else never waits to flush
+
+
 class Writer:
     def __init__(
         self, config: Config, store: Store, committer: Committer, fanout: FanOut, dice: DiceSource
@@ -89,6 +105,12 @@ class Writer:
         self.fanout = fanout
         self.dice = dice
         self.closing = False
+        self._ending: set[asyncio.Task[None]] = set()
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
 
     def ctx(self, actor: Actor) -> Ctx:
         return Ctx(dice=self.dice, actor=actor, max_effects=self.config.max_effects_per_advance)
@@ -102,7 +124,8 @@ class Writer:
             ending = await self._apply(host, edit, ack)
         if edit.close is not None:
             for conn in ending:
-                await conn.ws.close(edit.close.code, edit.close.reason)
+                host.leave(conn, time.monotonic())  # no more patches for it
+                self._spawn(end(conn, edit.close.code, edit.close.reason))
 
     async def tick(self, host: TableHost) -> None:
         """A timer fired: apply every effect due by now, with nobody asking."""
