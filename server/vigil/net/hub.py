@@ -159,6 +159,14 @@ class Hub:
         host.tokens[record.token_id] = record
         return token, record
 
+    async def read_tokens(self, host: TableHost) -> None:
+        """Learn the tokens of ``host``'s table that the store has and the
+        server does not (minted by ``vigil token`` while it runs), so that
+        the GM can list and revoke every one."""
+        stored = await asyncio.to_thread(self.store.tokens, host.record.id)
+        for record in stored:
+            host.tokens.setdefault(record.token_id, record)
+
     def authenticate(self, token: str) -> tuple[auth.Claims, TokenRecord]:
         """Verify the signature first; only a validly signed token costs a
         store read, and only when its id is not known yet (minted offline by
