@@ -17,8 +17,9 @@ def whole(chars: str) -> str:
     """The pattern of a string made only of ``chars``, that means the same
     to Python's ``re`` (which validates input) as to a JSON Schema's
     ECMA-262 regex (which the committed schemas state): Python's ``$`` also
-    matches before a final newline, so ``(?!\\n)`` refuses one there."""
-    return rf"^{chars}$(?!\n)"
+    matches before a final newline, so a lookahead refuses any newline. It
+    stays anchored ``^…$``, as HTML's pattern attribute needs (forms.js)."""
+    return rf"^(?!.*\n){chars}$"
 
 
 Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=whole("[A-Za-z0-9_.:-]+"))]
