@@ -23,7 +23,10 @@ import vigil.server_words  # noqa: F401 - registers the templates of the server'
 from vigil.rules.outcome import Event
 from vigil.rules.words import english
 
-ENTRY_VERSION = 1
+# 2: the ops of an undoable change include the undo stack's push, so that a
+# table rebuilt from the log undoes what it would have before. Entries of 1
+# lack it and still load (their stack is what the latest snapshot held).
+ENTRY_VERSION = 2
 
 
 class LogEntry(msgspec.Struct, kw_only=True, array_like=True):

@@ -93,7 +93,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> int:
-    from vigil import tokens
+    from vigil import table, tokens
     from vigil.store.sqlite import SqliteStore
 
     config = _config(args, ["data_dir"])
@@ -108,8 +108,13 @@ def _token(args: argparse.Namespace) -> int:
             return 2
         days = config.token_days(args.role) if args.days is None else args.days
         chars = [c for c in args.chars.split(",") if c]
+        incarnations = table.incarnations(store.load(args.table).doc)
+        unknown = [c for c in chars if c not in incarnations]
+        if unknown:
+            print(f"no character {unknown[0]!r} at table {args.table!r}", file=sys.stderr)
+            return 2
         token, _ = tokens.issue(
-            store, records[args.table].key, args.table, args.role, chars, args.label, days
+            store, records[args.table].key, args.table, args.role, chars, args.label, days, incarnations
         )
         print(token)
         return 0

@@ -19,6 +19,10 @@ class Anchor(msgspec.Struct, kw_only=True):
     rate: float = 1.0
     game: float = 0.0
     wall: float = 0.0
+    # Paused for want of a GM (the table's ``pause_without_gm``): it runs
+    # again when one connects. Part of the document, so that it outlives a
+    # restart; any other change of the clock clears it.
+    awaiting_gm: bool = False
 
     def game_at(self, wall: float) -> float:
         """Game time at ``wall``; never before the anchor (clocks skew)."""
@@ -40,6 +44,7 @@ class Anchor(msgspec.Struct, kw_only=True):
         mode: Mode | None = None,
         rate: float | None = None,
         game: float | None = None,
+        awaiting_gm: bool = False,
     ) -> Anchor:
         """A new anchor at ``wall`` that continues exactly where this one is."""
         return Anchor(
@@ -47,4 +52,5 @@ class Anchor(msgspec.Struct, kw_only=True):
             rate=self.rate if rate is None else rate,
             game=self.game_at(wall) if game is None else game,
             wall=wall,
+            awaiting_gm=awaiting_gm,
         )

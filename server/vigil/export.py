@@ -32,6 +32,7 @@ class CharacterMetaDoc(msgspec.Struct, kw_only=True):
     notes: Notes = ""
     actor_id: ForeignId | None = None
     token_id: ForeignId | None = None
+    incarnation: str = ""
 
 
 class ExportedDoc(msgspec.Struct, kw_only=True):

@@ -15,6 +15,7 @@ register(
         "undo_conflict": "Change {rev} cannot be undone: what it changed has changed since.",
         "nothing_to_undo": "There is nothing left to undo.",
         "not_following": "The clock is not following Foundry's world time.",
+        "not_awaiting_gm": "The clock is not paused for want of a GM.",
         "forbidden": "You may not do that.",
         "bad_message": "That message could not be read: {reason}.",
         "bad_input": "{field}: {reason}.",

@@ -125,6 +125,10 @@ class Table:
         due = engine.next_deadline(self.system, self.state)
         return None if due is None else self.anchor.wall_at(due)
 
+    def incarnations(self) -> dict[str, str]:
+        """Each character's incarnation (see :func:`incarnations`)."""
+        return incarnations(self.doc)
+
     def next_undo(self) -> int | None:
         """The rev that an undo would take back now, if any."""
         stack: list[int] = self.doc.get("undo", [])
@@ -176,6 +180,31 @@ class Table:
         anchor = self.anchor.rebased(wall, mode="paused", game=now)
         event = Event(code=code, at=now, params=params)
         return self._change("clock", ctx.actor.id, None, self.state, [event], now, anchor=anchor)
+
+    def hold(self, wall: float, at: float, ctx: Ctx) -> Change:
+        """Pause the clock for want of a GM, as it stood at wall time ``at``
+        (``wall`` now, or earlier: the last moment a GM was known present,
+        after a crash): the effects due by then happen, none after, so the
+        time nobody was there is not counted. It runs again when a GM
+        connects (:meth:`resume`)."""
+        game = max(self.state.clock.now, self.anchor.game_at(min(at, wall)))
+        state, events = self.state, []
+        if state.clock.now < game:
+            outcome = engine.advance(self.system, state, game, ctx)
+            state, events = outcome.state, outcome.events
+        anchor = self.anchor.rebased(wall, mode="paused", game=game, awaiting_gm=True)
+        held = [Event(code="clock_auto_paused", at=game), _clock_event(anchor, game)]
+        return self._change("clock", ctx.actor.id, None, state, [*held, *events], game, anchor=anchor)
+
+    def resume(self, wall: float, ctx: Ctx) -> Change:
+        """Run again the clock :meth:`hold` paused, at its former rate."""
+        if not self.anchor.awaiting_gm:
+            raise RuleError("not_awaiting_gm")
+        now = self.state.clock.now
+        anchor = self.anchor.rebased(wall, mode="running", game=now)
+        return self._change(
+            "clock", ctx.actor.id, None, self.state, [_clock_event(anchor, now)], now, anchor=anchor
+        )
 
     def prepare(self, body: Command, wall: float, ctx: Ctx) -> Change:
         """The change ``body`` would make now. Raises RuleError if refused.
@@ -238,7 +267,13 @@ class Table:
         change.rev = self.rev
         doc = change.doc
         if change.undoable:
-            doc["undo"] = [*doc.get("undo", []), self.rev][-self.undo_depth :]
+            # The stack is part of the document, so its push is one of the
+            # change's ops like any other: the log entry carries it, and a
+            # table rebuilt from a snapshot and the log undoes what this
+            # one would (``add`` replaces a member that exists already).
+            stack = [*doc.get("undo", []), self.rev][-self.undo_depth :]
+            doc["undo"] = stack
+            change.ops.append({"op": "add", "path": "/undo", "value": stack})
         self._load_doc(doc, change.state)
         return self._views.patches()
 
@@ -347,6 +382,14 @@ class Table:
         )
 
 
+def incarnations(doc: dict[str, Any]) -> dict[str, str]:
+    """Each character of the table document ``doc`` and its incarnation:
+    which of the characters ever made with its id it is ("" for one made
+    before incarnations were kept)."""
+    meta: dict[str, Any] = doc["meta"]
+    return {cid: str(meta.get(cid, {}).get("incarnation", "")) for cid in doc["state"]["characters"]}
+
+
 # -- table-level commands ------------------------------------------------------
 
 Handler = Callable[[Table, Any, float, Ctx, Any, dict[str, Any]], Change]
@@ -369,6 +412,10 @@ def _character_create(
         "notes": "",
         "actor_id": body.actor_id,
         "token_id": body.token_id,
+        # The epoch and rev this creation gets: unique in the table's life,
+        # so a token minted for this character never gains a later one made
+        # with the same id.
+        "incarnation": f"{t.epoch}.{t.rev + 1}",
     }
     change = t._change(
         "command", ctx.actor.id, command, outcome.state, outcome.events, state.clock.now, meta=meta
@@ -457,11 +504,7 @@ def _clock(t: Table, body: Command, wall: float, ctx: Ctx, state: Any, command: 
             new_state, events = outcome.state, outcome.events
             mode: Mode | None = "follow" if isinstance(body, ClockFollow) else None
             anchor = anchor.rebased(wall, mode=mode, game=to)
-    event = Event(
-        code="clock_changed",
-        at=new_state.clock.now,
-        params={"mode": anchor.mode, "rate": anchor.rate, "game": anchor.game},
-    )
+    event = _clock_event(anchor, new_state.clock.now)
     return t._change(
         "clock",
         ctx.actor.id,
@@ -471,6 +514,11 @@ def _clock(t: Table, body: Command, wall: float, ctx: Ctx, state: Any, command: 
         new_state.clock.now,
         anchor=anchor,
     )
+
+
+def _clock_event(anchor: Anchor, at: float) -> Event:
+    params = {"mode": anchor.mode, "rate": anchor.rate, "game": anchor.game}
+    return Event(code="clock_changed", at=at, params=params)
 
 
 _TABLE_HANDLERS: dict[type[Command], Handler] = {

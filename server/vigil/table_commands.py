@@ -11,11 +11,11 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from vigil.auth import TableRole
-from vigil.rules.commands import CharId, Command, Ident, Sheet
+from vigil.rules.commands import CharId, Command, Ident, Sheet, whole
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 Notes = Annotated[str, msgspec.Meta(max_length=2000)]
-TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+TableId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=whole("[A-Za-z0-9_-]+"))]
 ForeignId = Annotated[str, msgspec.Meta(max_length=64)]
 Visibility = Literal["full", "status", "hidden"]
 Kind = Literal["pc", "npc"]

@@ -8,6 +8,7 @@ issue through here.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 from vigil import auth
 from vigil.rules.clock import DAY
@@ -15,11 +16,18 @@ from vigil.store.base import Store, TokenRecord
 
 
 def new_record(
-    table: str, role: auth.Role, chars: list[str], label: str, ttl_days: float | None
+    table: str,
+    role: auth.Role,
+    chars: list[str],
+    label: str,
+    ttl_days: float | None,
+    incarnations: Mapping[str, str] | None = None,
 ) -> TokenRecord:
     """The record of a new token for ``table`` (None ``ttl_days``: until
-    revoked), not stored yet."""
+    revoked), not stored yet; ``incarnations`` are the table's now (see
+    :func:`owned`)."""
     now = time.time()
+    known = incarnations or {}
     return TokenRecord(
         table=table,
         token_id=auth.new_token_id(),
@@ -28,6 +36,18 @@ def new_record(
         label=label,
         expires=None if ttl_days is None else now + ttl_days * DAY,
         created=now,
+        incarnations={c: known.get(c, "") for c in chars},
+    )
+
+
+def owned(record: TokenRecord, incarnations: Mapping[str, str]) -> frozenset[str]:
+    """The characters a token controls now, given the table's characters
+    and their incarnations: those it was minted for, each still the one it
+    was minted for. A character removed and made anew with the same id is
+    another incarnation, never the token's (undoing the removal brings the
+    same one back, and the token's control with it)."""
+    return frozenset(
+        c for c in record.chars if c in incarnations and incarnations[c] == record.incarnations.get(c, "")
     )
 
 
@@ -52,9 +72,10 @@ def issue(
     chars: list[str],
     label: str,
     ttl_days: float | None,
+    incarnations: Mapping[str, str] | None = None,
 ) -> tuple[str, TokenRecord]:
     """A new signed token for ``table``, recorded in the store."""
-    record = new_record(table, role, chars, label, ttl_days)
+    record = new_record(table, role, chars, label, ttl_days, incarnations)
     store.add_token(record)
     return sign(key, record), record
 

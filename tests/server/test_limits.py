@@ -157,3 +157,22 @@ async def test_origin_allowlist(tmp_path: pathlib.Path) -> None:
             assert json.loads(await ws.recv())["type"] == "welcome"
     finally:
         await _close(run)
+
+
+@pytest.mark.parametrize("where", ["frame", "field"])
+async def test_a_deeply_nested_frame_gets_bad_message_and_the_connection_stays(
+    running: Running, where: str
+) -> None:
+    _table, gm = await running.table("mettle", {"a": {"mettle": 5}})
+    nested = "[" * 1000 + "]" * 1000
+    if where == "frame":
+        frame = nested
+    else:
+        frame = (
+            '{"type": "cmd", "id": "deep", "body": {"type": "correct", "char": "a", '
+            f'"field": "rattle", "value": {nested}}}}}'
+        )
+    await gm.ws.send(frame)
+    await gm.wait_for(lambda c: any(e["code"] == "bad_message" for e in c.errors))
+    assert gm.ws.close_code is None
+    await gm.ok({"type": "mettle.rattle", "char": "a", "amount": 1})  # still served

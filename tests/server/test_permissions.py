@@ -176,3 +176,39 @@ async def test_an_expired_token_ends_its_connection(running: Running) -> None:
     assert watcher.state is not None
     await watcher.wait_for(lambda c: c.ws.close_code is not None)
     assert watcher.ws.close_code == 4002
+
+
+async def test_a_player_token_never_controls_a_new_character_made_with_its_old_characters_id(
+    running: Running,
+) -> None:
+    """A token controls the character it was minted for, not whatever later
+    bears its id: a hidden NPC made with the removed character's id stays
+    hidden from it and refuses its commands — while connected and after a
+    new hello. Undoing the removal brings the same character back, and the
+    token's control with it."""
+    _table, gm = await running.table("mettle", {"hero": {"mettle": 5}})
+    token = await running.mint(gm, "player", ["hero"])
+    player = await running.connect(token)
+    assert player.state is not None and "sheet" in player.state["characters"]["hero"]
+    await gm.ok({"type": "character.remove", "char": "hero"})
+    hidden = {
+        "type": "character.create",
+        "id": "hero",
+        "name": "Lurker",
+        "kind": "npc",
+        "sheet": {"mettle": 9},
+    }
+    await gm.ok({**hidden, "visibility": "hidden"})
+    for client in (player, await running.connect(token)):
+        await client.wait_for(lambda c: c.rev == gm.rev)
+        assert client.state is not None and "hero" not in client.state["characters"], "hidden from it"
+        reply = await client.cmd({"type": "mettle.rest_start", "char": "hero"})
+        assert reply["type"] == "error" and reply["code"] == "forbidden"
+    await gm.ok({"type": "character.remove", "char": "hero"})
+    await gm.ok({"type": "undo"})  # the NPC is back: still not the token's
+    await gm.ok({"type": "undo"})  # the NPC's creation undone
+    await gm.ok({"type": "undo"})  # the removal of the first hero undone: the same one again
+    await player.wait_for(lambda c: c.rev == gm.rev and "sheet" in c.state["characters"].get("hero", {}))
+    assert player.state is not None and player.state["characters"]["hero"]["name"] == "Hero"
+    reply = await player.cmd({"type": "mettle.rest_start", "char": "hero"})
+    assert reply["type"] == "ack", reply

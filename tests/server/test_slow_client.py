@@ -15,8 +15,10 @@ import socket
 import statistics
 import time
 
+import pytest
 from tests.server.conftest import Running, make_config
 from tests.support.client import WAIT, Client
+from websockets.protocol import State
 
 from vigil.net.app import shutdown, start
 from vigil.net.hub import Conn
@@ -159,3 +161,35 @@ async def test_client_stalled_too_long_is_dropped(tmp_path: pathlib.Path) -> Non
         for client in run.clients:
             await client.close()
         await shutdown(hub, server)
+
+
+@pytest.mark.parametrize("command", ["token.revoke", "table.rotate_key"])
+async def test_revoking_or_rotating_never_waits_on_clients_that_stopped_reading(
+    running: Running, command: str
+) -> None:
+    """Their closing handshakes would each wait for an answer that never
+    comes: the GM's ack and its next command do not wait for them, and the
+    stalled sockets are dropped after a bounded close."""
+    table, gm = await running.table("mettle", {"a": {"mettle": 5}})
+    result = await gm.ok({"type": "token.mint", "role": "spectator", "chars": []})
+    stalled = [await running.connect(result["token"]) for _ in range(5)]
+    for client in stalled:
+        assert client.ws.transport is not None
+        client.ws.transport.pause_reading()  # reads nothing more, answers no close
+    host = running.hub.hosts[table]
+    ending = [c for c in host.conns() if c.token_id == result["token_id"]]
+    assert len(ending) == 5
+    body = (
+        {"type": command, "token_id": result["token_id"]} if command == "token.revoke" else {"type": command}
+    )
+    reply = await gm.cmd(body)
+    assert reply["type"] == "ack", reply
+    await gm.ok({"type": "mettle.rattle", "char": "a", "amount": 1})
+    assert any(c.ws.state is not State.CLOSED for c in ending), "acked while their handshakes still wait"
+    assert not any(c in group for c in ending for group in host.subs.values()), "sent nothing more"
+    deadline = asyncio.get_running_loop().time() + WAIT
+    while any(c.ws.state is not State.CLOSED for c in ending):
+        assert asyncio.get_running_loop().time() < deadline, "dropped after a bounded close"
+        await asyncio.sleep(0.1)
+    for client in stalled:
+        client.ws.transport.abort()  # their side never answers a close either

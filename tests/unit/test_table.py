@@ -296,3 +296,39 @@ def test_a_committed_change_becomes_a_log_entry_with_its_sentences() -> None:
     # The ops take the rules' state forward (recovery), the inverse back (undo).
     assert _json(jsonpatch.apply(copy.deepcopy(before), entry.ops)["state"]) == _json(table.doc["state"])
     assert _json(jsonpatch.apply(copy.deepcopy(table.doc), entry.inverse)["state"]) == _json(before["state"])
+
+
+def test_a_table_rebuilt_from_its_log_equals_the_table_undo_stack_included() -> None:
+    table = _table()
+    start = msgspec.json.decode(_json(table.doc))
+    entries = []
+    rebuilt = start
+    for body in (Rattle(char="a", amount=1), Rattle(char="b", amount=2), Heal(char="a", amount=1), None):
+        change = table.undo(entries[-1], _ctx()) if body is None else table.prepare(body, WALL, _ctx())
+        table.commit(change)
+        entries.append(change.entry(table.id, table.epoch, WALL))
+        rebuilt = jsonpatch.apply(rebuilt, msgspec.json.decode(_json(entries[-1].ops)))
+        assert _json(rebuilt) == _json(table.doc), f"equal after rev {table.rev}"
+    again = Table(id="t", system=GAMES["mettle"], epoch=1, rev=table.rev, doc=rebuilt, undo_depth=20)
+    assert again.next_undo() == entries[1].rev, "the next undo takes back the second rattle"
+
+
+def test_an_old_log_without_the_undo_stack_in_its_ops_still_loads(tmp_path: Any) -> None:
+    from vigil.store.base import TableRecord
+    from vigil.store.sqlite import SqliteStore
+
+    table = Table.new("old", GAMES["mettle"], "Old", {}, WALL, undo_depth=20)
+    store = SqliteStore(tmp_path / "old.sqlite3")
+    store.create_table(
+        TableRecord(id="old", system="mettle", name="Old", key="k", epoch=1, created=WALL), table.doc
+    )
+    change = table.prepare(CharacterCreate(id="a", name="Anna", sheet={"mettle": 5}), WALL, _ctx())
+    table.commit(change)
+    entry = change.entry("old", 1, WALL)
+    entry.ops = [op for op in entry.ops if op["path"] != "/undo"]
+    entry.v = 1  # as version 1 wrote it
+    store.append([entry])
+    loaded = store.load("old")
+    store.close()
+    again = Table(id="old", system=GAMES["mettle"], epoch=1, rev=1, doc=loaded.doc, undo_depth=20)
+    assert "a" in again.state.characters and again.next_undo() is None

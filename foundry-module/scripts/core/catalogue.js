@@ -71,7 +71,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "id",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "string"
         },
@@ -159,7 +159,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -248,7 +248,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         }
@@ -428,7 +428,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": true,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": false,
           "type": "character"
         },
@@ -470,7 +470,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         }
@@ -495,7 +495,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -506,7 +506,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "who",
           "nullable": true,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": false,
           "type": "character"
         },
@@ -552,7 +552,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         }
@@ -577,7 +577,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -640,7 +640,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -692,7 +692,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -702,7 +702,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "helper",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -740,7 +740,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         }
@@ -767,7 +767,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -810,7 +810,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -857,7 +857,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         }
@@ -887,7 +887,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -927,7 +927,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1021,7 +1021,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         }
@@ -1046,7 +1046,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1126,7 +1126,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1204,7 +1204,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1259,7 +1259,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "patient",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1270,7 +1270,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "healer",
           "nullable": true,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": false,
           "type": "character"
         },
@@ -1342,7 +1342,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": true,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": false,
           "type": "character"
         },
@@ -1354,7 +1354,7 @@ export const CATALOGUE = {
             "min_length": 1,
             "name": "key",
             "nullable": false,
-            "pattern": "^[A-Za-z0-9_.:-]+$",
+            "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
             "required": true,
             "type": "character"
           },
@@ -1459,7 +1459,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1533,7 +1533,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1599,7 +1599,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1652,7 +1652,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1732,7 +1732,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1773,7 +1773,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -1783,7 +1783,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "trait",
           "nullable": false,
-          "pattern": "^[a-z][a-z0-9_]*$",
+          "pattern": "^(?!.*\\n)[a-z][a-z0-9_]*$",
           "ref": "trait",
           "required": true,
           "type": "ref"
@@ -1902,7 +1902,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2021,7 +2021,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2066,7 +2066,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2105,7 +2105,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2139,7 +2139,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2182,7 +2182,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2226,7 +2226,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2261,7 +2261,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2306,7 +2306,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2390,7 +2390,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2424,7 +2424,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2458,7 +2458,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         }
@@ -2488,7 +2488,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         }
@@ -2518,7 +2518,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2557,7 +2557,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2567,7 +2567,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "helper",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2695,7 +2695,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2729,7 +2729,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2773,7 +2773,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "char",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_.:-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
           "required": true,
           "type": "character"
         },
@@ -2852,7 +2852,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "id",
           "nullable": true,
-          "pattern": "^[A-Za-z0-9_-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_-]+$",
           "required": false,
           "type": "string"
         },
@@ -2887,7 +2887,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "table",
           "nullable": false,
-          "pattern": "^[A-Za-z0-9_-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_-]+$",
           "required": true,
           "type": "string"
         }
@@ -2934,7 +2934,7 @@ export const CATALOGUE = {
           "min_length": 1,
           "name": "id",
           "nullable": true,
-          "pattern": "^[A-Za-z0-9_-]+$",
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_-]+$",
           "required": false,
           "type": "string"
         }
@@ -3053,7 +3053,7 @@ export const CATALOGUE = {
             "min_length": 1,
             "name": "item",
             "nullable": false,
-            "pattern": "^[A-Za-z0-9_.:-]+$",
+            "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
             "required": true,
             "type": "character"
           },
@@ -5269,7 +5269,7 @@ export const CATALOGUE = {
               "min_length": 1,
               "name": "key",
               "nullable": false,
-              "pattern": "^[a-z][a-z0-9_]*$",
+              "pattern": "^(?!.*\\n)[a-z][a-z0-9_]*$",
               "ref": "trait",
               "required": true,
               "type": "ref"
@@ -5381,7 +5381,7 @@ export const CATALOGUE = {
               "min_length": 1,
               "name": "key",
               "nullable": false,
-              "pattern": "^[A-Za-z0-9_.:-]+$",
+              "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
               "ref": "poison",
               "required": true,
               "type": "ref"
@@ -5876,7 +5876,7 @@ export const CATALOGUE = {
             "min_length": 1,
             "name": "key",
             "nullable": false,
-            "pattern": "^[a-z][a-z0-9_]*$",
+            "pattern": "^(?!.*\\n)[a-z][a-z0-9_]*$",
             "ref": "trait",
             "required": true,
             "type": "ref"
@@ -5951,7 +5951,7 @@ export const CATALOGUE = {
             "min_length": 1,
             "name": "key",
             "nullable": false,
-            "pattern": "^[A-Za-z0-9_.:-]+$",
+            "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
             "ref": "poison",
             "required": true,
             "type": "ref"

@@ -101,8 +101,11 @@ async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd, plain:
             url = hub.config.page_url(body.role, token)
             result = {"token": token, "token_id": record.token_id, "expires": record.expires, "url": url}
         case TokenList():
+            await hub.read_tokens(host)
             result = [msgspec.to_builtins(t) for t in host.tokens.values()]
         case TokenRevoke():
+            if body.token_id not in host.tokens:
+                await hub.read_tokens(host)
             if body.token_id not in host.tokens:
                 raise Refused("bad_message", reason="unknown token id")
             await hub.writer.run(host, _revoke(host, conn, body.token_id))

@@ -29,6 +29,9 @@ class Config:
     backlog_bytes: int = 1024 * 1024
     stall_seconds: float = 5.0
     hello_timeout: float = 10.0
+    # While a GM is connected to a running clock, the moment is written this
+    # often: after a crash the clock stops where it stood then.
+    presence_mark_seconds: float = 10.0
     gm_token_days: float = 30.0
     player_token_days: float = 30.0
     spectator_token_days: float | None = None  # until revoked

@@ -19,7 +19,7 @@ import structlog
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from vigil import __version__, auth
+from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
 from vigil.net import commands
 from vigil.net.errors import Refused, error_message
@@ -41,6 +41,10 @@ from vigil.rules.outcome import RuleError
 
 log = structlog.get_logger("vigil")
 SERVER = f"vigil/{__version__}"
+# What a frame that is no message raises when decoded: a frame nested
+# deeper than the decoder goes raises RecursionError, and is as unreadable
+# as any other (a bad_message, not the end of the connection).
+UNREADABLE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
 async def handle(hub: Hub, ws: ServerConnection) -> None:
@@ -94,8 +98,8 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
         return False
     try:
         msg = client_decoder.decode(frame)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        await _refuse_hello(conn, "bad_message", {"reason": str(exc)})
+    except UNREADABLE as exc:
+        await _refuse_hello(conn, "bad_message", {"reason": _reason(exc)})
         return False
     if not isinstance(msg, Hello):
         await _refuse_hello(conn, "hello_first", {})
@@ -104,13 +108,13 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
         await _refuse_hello(conn, "bad_protocol", {"server": PROTOCOL_VERSION, "client": msg.protocol})
         return False
     try:
-        claims = hub.authenticate(msg.token)
+        claims, record = hub.authenticate(msg.token)
     except auth.TokenError as exc:
         await _refuse_hello(conn, exc.code, {})
         return False
     conn.role, conn.token_id, conn.label = claims.role, claims.token_id, claims.label
     conn.expires = claims.expires
-    conn.chars = frozenset(claims.chars)
+    conn.record = record
     if claims.role == "operator":
         welcome = Welcome(protocol=PROTOCOL_VERSION, server=SERVER, role="operator", token_id=claims.token_id)
         await _answer(conn, encoder.encode(welcome))
@@ -120,6 +124,9 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
         await _refuse_hello(conn, "archived", {})
         return False
     conn.table = claims.table
+    # A player controls the characters its token was minted for, each in
+    # the incarnation it was minted for (never a later one with its id).
+    conn.chars = tokens.owned(record, host.table.incarnations()) if claims.role == "player" else frozenset()
     conn.audience = conn.viewer.audience
     welcome = Welcome(
         protocol=PROTOCOL_VERSION,
@@ -159,8 +166,8 @@ async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
         code, params = refusal(str(exc))
         await _answer(conn, error_message(code, params, _peek_id(frame)))
         return
-    except msgspec.DecodeError as exc:
-        await _answer(conn, error_message("bad_message", {"reason": str(exc)}, _peek_id(frame)))
+    except (msgspec.DecodeError, RecursionError) as exc:
+        await _answer(conn, error_message("bad_message", {"reason": _reason(exc)}, _peek_id(frame)))
         return
     if isinstance(msg, Ping):
         await _answer(conn, encoder.encode(Pong(id=msg.id)))
@@ -191,10 +198,14 @@ async def _guarded(conn: Conn, msg_id: str, work: Awaitable[bytes]) -> None:
         await _answer(conn, reply)
 
 
+def _reason(exc: Exception) -> str:
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+
+
 def _peek_id(frame: str | bytes) -> str | None:
     try:
         data = msgspec.json.decode(frame)
-    except msgspec.DecodeError:
+    except UNREADABLE:
         return None
     value = data.get("id") if isinstance(data, dict) else None
     return value if isinstance(value, str) and len(value) <= 64 else None

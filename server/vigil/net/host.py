@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from websockets.asyncio.server import ServerConnection
 
+from vigil import tokens
 from vigil.rules.game import Actor
 from vigil.store.base import TableRecord, TokenRecord
 from vigil.table import Table
@@ -31,7 +32,10 @@ class Conn:
     ws: ServerConnection
     role: str = ""
     table: str | None = None
+    # The characters it controls now (:func:`vigil.tokens.owned` of its
+    # token's ``record``), kept current by the writer.
     chars: frozenset[str] = frozenset()
+    record: TokenRecord | None = None
     token_id: str = ""
     label: str = ""
     audience: Audience | None = None
@@ -70,7 +74,6 @@ class TableHost:
     replay: deque[Rendered] = field(default_factory=deque)
     timer: asyncio.TimerHandle | None = None
     tokens: dict[str, TokenRecord] = field(default_factory=dict)
-    auto_paused: bool = False
     since_snapshot: int = 0
     # Deleted while a command waited for the lock: it must find no table.
     deleted: bool = False
@@ -81,6 +84,24 @@ class TableHost:
 
     def count(self) -> int:
         return sum(len(group) for group in self.subs.values())
+
+    def rebind(self, now: float) -> list[Conn]:
+        """After the table's characters changed: each player connection whose
+        characters are not the ones it controlled (one removed, or brought
+        back by an undo) moves to the audience of those it controls now.
+        Returns the moved ones (they need a snapshot of their new view)."""
+        incarnations = self.table.incarnations()
+        moved = []
+        for conn in [c for c in self.conns() if c.role == "player" and c.record is not None]:
+            assert conn.record is not None
+            chars = tokens.owned(conn.record, incarnations)
+            if chars != conn.chars:
+                self.leave(conn, now)
+                conn.chars = chars
+                conn.audience = conn.viewer.audience
+                self.join(conn)
+                moved.append(conn)
+        return moved
 
     def gm_count(self) -> int:
         return sum(1 for c in self.conns() if c.role == "gm")

@@ -43,6 +43,7 @@ class Hub:
         # The demo table's tokens on a first start, for the printed banner.
         self.demo_tokens: dict[str, tuple[str, str]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._presence: asyncio.Task[None] | None = None
 
     @property
     def closing(self) -> bool:
@@ -54,10 +55,28 @@ class Hub:
         """Load every table and arm its timer (restart = recovery)."""
         self.committer.start()
         for record in self.store.tables():
-            self._load(record)
+            host = self._load(record)
+            held = timers.held_since(host.table, self.store.presence(record.id))
+            if held is not None:
+                # No GM is connected yet: the clock stops where it stood at
+                # the last moment one was known present (arms the timer).
+                self.hosts[record.id] = host
+                await self.writer.hold(host, min(held, time.time()))
+            else:
+                self._host(host)
         self.fanout.start()
+        self._presence = asyncio.create_task(self._mark_presence())
 
-    def _load(self, record: TableRecord) -> None:
+    async def _mark_presence(self) -> None:
+        """Every ``presence_mark_seconds``, the tables a connected GM keeps
+        running, marked durable (one transaction for all of them)."""
+        while True:
+            await asyncio.sleep(self.config.presence_mark_seconds)
+            tables = timers.present(self.hosts.values())
+            if tables:
+                await asyncio.to_thread(self.store.mark_presence, tables, time.time())
+
+    def _load(self, record: TableRecord) -> TableHost:
         loaded = self.store.load(record.id)
         table = Table(
             id=record.id,
@@ -70,16 +89,21 @@ class Hub:
         host = TableHost(table=table, record=record)
         host.tokens = {t.token_id: t for t in self.store.tokens(record.id)}
         host.since_snapshot = len(loaded.tail)
-        self._host(host)
+        return host
 
     def _host(self, host: TableHost) -> None:
         self.hosts[host.record.id] = host
         timers.arm(host, self.writer.tick)
 
     async def stop(self) -> None:
-        """Finish in-flight commands, then stop timers and the committer."""
+        """Finish in-flight commands, pause the clocks that must not run
+        without a GM (nobody dies between sessions: the downtime is not
+        counted), then stop timers and the committer."""
         self.writer.closing = True
+        if self._presence is not None:
+            self._presence.cancel()
         for host in list(self.hosts.values()):
+            await self.writer.hold(host, None)
             async with host.lock:
                 timers.disarm(host)
         self.fanout.stop()
@@ -128,13 +152,22 @@ class Hub:
         """A token for ``host``'s table; the lifetime defaults per role."""
         if ttl_days is None:
             ttl_days = self.config.token_days(role)
+        incarnations = host.table.incarnations()
         token, record = tokens.issue(
-            self.store, host.record.key, host.record.id, role, chars, label, ttl_days
+            self.store, host.record.key, host.record.id, role, chars, label, ttl_days, incarnations
         )
         host.tokens[record.token_id] = record
         return token, record
 
-    def authenticate(self, token: str) -> auth.Claims:
+    async def read_tokens(self, host: TableHost) -> None:
+        """Learn the tokens of ``host``'s table that the store has and the
+        server does not (minted by ``vigil token`` while it runs), so that
+        the GM can list and revoke every one."""
+        stored = await asyncio.to_thread(self.store.tokens, host.record.id)
+        for record in stored:
+            host.tokens.setdefault(record.token_id, record)
+
+    def authenticate(self, token: str) -> tuple[auth.Claims, TokenRecord]:
         """Verify the signature first; only a validly signed token costs a
         store read, and only when its id is not known yet (minted offline by
         ``vigil token`` while the server runs)."""
@@ -154,7 +187,7 @@ class Hub:
         record = known.get(claims.token_id)
         if record is None or record.revoked:
             raise auth.TokenError("token_revoked")
-        return claims
+        return claims, record
 
     # -- watching -----------------------------------------------------------
 
@@ -165,8 +198,7 @@ class Hub:
         if host.count() >= self.config.max_connections_per_table:
             raise Refused("table_full")
         host.join(conn)
-        if self.fanout.catch_up(host, conn, resume):
-            return
+        self.fanout.catch_up(host, conn, resume)
         if timers.resumes_for(host, conn):
             self._spawn(self.writer.resume_with_gm(host))
 

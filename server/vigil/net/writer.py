@@ -17,9 +17,9 @@ in the same order:
    epoch needs;
 5. the sender's ack, then the patches to every audience (so a sender sees
    its ack before the patch its command caused), then the timer re-armed;
-6. with the lock released, the connections the edit ends are closed (a
-   closing handshake may take a while; the table's other clients need not
-   wait for it).
+6. the connections the edit ends leave the table at once and are closed
+   on their own (:func:`end`): a closing handshake waits on the client, and
+   neither the sender's next command nor anyone else's may wait on it.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 import structlog
 
@@ -79,6 +80,21 @@ class Edit:
     close: Closing | None = None
 
 
+# How long an ended connection's closing handshake may take before its
+# socket is simply dropped (a client that stopped reading never answers).
+CLOSE_SECONDS = 5.0
+
+
+async def end(conn: Conn, code: CloseCode, reason: str) -> None:
+    """Close ``conn``: the close frame, at most ``CLOSE_SECONDS`` for the
+    client's answer, then the socket is aborted whatever it does."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(conn.ws.close(code, reason), CLOSE_SECONDS)
+    transport = conn.ws.transport
+    if transport is not None:
+        transport.abort()  # a no-op once closed; else never waits to flush
+
+
 class Writer:
     def __init__(
         self, config: Config, store: Store, committer: Committer, fanout: FanOut, dice: DiceSource
@@ -89,6 +105,12 @@ class Writer:
         self.fanout = fanout
         self.dice = dice
         self.closing = False
+        self._ending: set[asyncio.Task[None]] = set()
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
 
     def ctx(self, actor: Actor) -> Ctx:
         return Ctx(dice=self.dice, actor=actor, max_effects=self.config.max_effects_per_advance)
@@ -102,7 +124,8 @@ class Writer:
             ending = await self._apply(host, edit, ack)
         if edit.close is not None:
             for conn in ending:
-                await conn.ws.close(edit.close.code, edit.close.reason)
+                host.leave(conn, time.monotonic())  # no more patches for it
+                self._spawn(end(conn, edit.close.code, edit.close.reason))
 
     async def tick(self, host: TableHost) -> None:
         """A timer fired: apply every effect due by now, with nobody asking."""
@@ -116,21 +139,31 @@ class Writer:
                 await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
     async def pause_without_gm(self, host: TableHost) -> None:
-        """The last GM left: pause a running clock (and remember why)."""
-
-        def paused() -> None:
-            host.auto_paused = True
-
+        """The last GM left: pause a running clock (the anchor keeps why)."""
         with contextlib.suppress(RuleError, Refused):
-            await self.run(host, Edit(make=timers.auto_pause, keep=paused))
+            await self.run(host, Edit(make=timers.auto_pause))
 
     async def resume_with_gm(self, host: TableHost) -> None:
         """A GM is back: run the clock that was paused for want of one."""
-        if not host.auto_paused:
-            return
-        host.auto_paused = False
         with contextlib.suppress(RuleError, Refused):
             await self.run(host, Edit(make=timers.auto_resume))
+
+    async def hold(self, host: TableHost, at: float | None) -> None:
+        """Pause a running clock for want of a GM, as it stood at wall time
+        ``at`` (None: now), under the table's lock — at a start (before any
+        timer, without applying what fell due since ``at``) and at a clean
+        stop (when new commands are refused already)."""
+        async with host.lock:
+            if not timers.holds(host.table):
+                return
+            edit = (
+                Edit(make=timers.auto_pause) if at is None else Edit(make=timers.pause_at(at), advance=False)
+            )
+            try:
+                await self._apply(host, edit, None)
+            except RuleError as exc:  # catching up past the work bound
+                log.error("advance_refused", table=host.table.id, code=exc.code)
+                await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
     async def _apply(self, host: TableHost, edit: Edit, ack: Callable[[Change], None] | None) -> list[Conn]:
         """The stages of one edit; the caller holds the table's lock. Returns
@@ -174,6 +207,12 @@ class Writer:
             ack(kept[-1])
         self._log(entries)
         self.fanout.publish(host, rendered)
+        if table.doc["meta"] is not mark.doc["meta"]:
+            # Characters came or went: players' connections follow what
+            # their tokens control now (after this rev's patches, so that
+            # the snapshot of a new view comes after them).
+            for conn in host.rebind(time.monotonic()):
+                self.fanout.snapshot(host, conn)
         if entries:
             self.committer.committed(host, len(entries))
         if host.deleted or self.closing:

@@ -12,9 +12,24 @@ from typing import Annotated, Any
 
 import msgspec
 
-Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
+
+def whole(chars: str) -> str:
+    """The pattern of a string made only of ``chars``, that means the same
+    to Python's ``re`` (which validates input) as to a JSON Schema's
+    ECMA-262 regex (which the committed schemas state): Python's ``$`` also
+    matches before a final newline, so a lookahead refuses any newline. It
+    stays anchored ``^…$``, as HTML's pattern attribute needs (forms.js)."""
+    return rf"^(?!.*\n){chars}$"
+
+
+Ident = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=whole("[A-Za-z0-9_.:-]+"))]
 """The form of a stable id (a character's, a poison's): safe in a JSON
 Patch path, a log line and a URL."""
+StoredId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+"""An id as a table document keeps it (the keys of its characters, in every
+game alike): checked as an :data:`Ident` when it came in, and not again on
+load, so that a document holding an id from before the check was whole
+(one ending in a newline) still loads."""
 CharId = Annotated[Ident, msgspec.Meta(extra={"ref": "character"})]
 """A field naming a character of the table. The ``ref`` marker (msgspec
 keeps it out of the JSON Schema) tells the command catalogue to offer the

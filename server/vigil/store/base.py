@@ -35,6 +35,10 @@ class TokenRecord(msgspec.Struct, kw_only=True):
     expires: float | None
     created: float
     revoked: bool = False
+    # The incarnation of each of ``chars`` when the token was minted (see
+    # :func:`vigil.tokens.owned`): a character later made with the same id
+    # is another one. Tokens minted before incarnations have none.
+    incarnations: dict[str, str] = {}
 
 
 class Loaded(msgspec.Struct, kw_only=True):
@@ -70,6 +74,15 @@ class Store(Protocol):
     def set_key(self, table: str, key: str) -> None: ...
 
     def delete(self, table: str) -> None: ...
+
+    def mark_presence(self, tables: Sequence[str], wall: float) -> None:
+        """A GM was connected to each of ``tables`` at ``wall`` (where their
+        clocks stop after a crash)."""
+        ...
+
+    def presence(self, table: str) -> float | None:
+        """The latest :meth:`mark_presence` of ``table``, if any."""
+        ...
 
     def add_token(self, token: TokenRecord) -> None: ...
 

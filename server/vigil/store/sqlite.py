@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS snapshots (
 CREATE TABLE IF NOT EXISTS tokens (
   table_id TEXT NOT NULL, token_id TEXT NOT NULL, role TEXT NOT NULL, chars TEXT NOT NULL,
   label TEXT NOT NULL, expires REAL, created REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (table_id, token_id));
+  incarnations TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (table_id, token_id));
+CREATE TABLE IF NOT EXISTS presence (table_id TEXT PRIMARY KEY, wall REAL NOT NULL) WITHOUT ROWID;
 """
 
 _enc = msgspec.json.Encoder()
@@ -59,6 +60,9 @@ class SqliteStore:
         self._db.execute(f"PRAGMA synchronous={sync}")
         self._db.execute("PRAGMA foreign_keys=OFF")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(tokens)")}
+        if "incarnations" not in columns:  # a database from before incarnations
+            self._db.execute("ALTER TABLE tokens ADD COLUMN incarnations TEXT NOT NULL DEFAULT '{}'")
         # A commit without fsync (NORMAL) takes tens of microseconds: the
         # server may make it on its event loop rather than hop to a thread.
         self.inline_commits = durability != "full"
@@ -209,16 +213,27 @@ class SqliteStore:
 
     def delete(self, table: str) -> None:
         with self._lock, self._tx():
-            for name in ("log", "snapshots", "tokens"):
+            for name in ("log", "snapshots", "tokens", "presence"):
                 self._db.execute(f"DELETE FROM {name} WHERE table_id=?", (table,))
             self._db.execute("DELETE FROM tables WHERE id=?", (table,))
+
+    # -- presence -----------------------------------------------------------
+
+    def mark_presence(self, tables: Sequence[str], wall: float) -> None:
+        with self._lock, self._tx():
+            self._db.executemany("INSERT OR REPLACE INTO presence VALUES (?,?)", [(t, wall) for t in tables])
+
+    def presence(self, table: str) -> float | None:
+        with self._lock:
+            row = self._db.execute("SELECT wall FROM presence WHERE table_id=?", (table,)).fetchone()
+        return None if row is None else float(row[0])
 
     # -- tokens -------------------------------------------------------------
 
     def add_token(self, token: TokenRecord) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT INTO tokens VALUES (?,?,?,?,?,?,?,?)",
+                "INSERT INTO tokens VALUES (?,?,?,?,?,?,?,?,?)",
                 (
                     token.table,
                     token.token_id,
@@ -228,13 +243,14 @@ class SqliteStore:
                     token.expires,
                     token.created,
                     int(token.revoked),
+                    _enc.encode(token.incarnations).decode(),
                 ),
             )
 
     def tokens(self, table: str) -> list[TokenRecord]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT table_id, token_id, role, chars, label, expires, created, revoked "
+                "SELECT table_id, token_id, role, chars, label, expires, created, revoked, incarnations "
                 "FROM tokens WHERE table_id=? ORDER BY created",
                 (table,),
             ).fetchall()
@@ -248,6 +264,7 @@ class SqliteStore:
                 expires=r[5],
                 created=r[6],
                 revoked=bool(r[7]),
+                incarnations=msgspec.json.decode(r[8]),
             )
             for r in rows
         ]

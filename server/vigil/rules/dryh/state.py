@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.rules.clock import GameClock
-from vigil.rules.commands import ManualDice
+from vigil.rules.commands import ManualDice, StoredId
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=30)]
 Coins = Annotated[int, msgspec.Meta(ge=0, le=1_000_000)]
@@ -163,7 +163,7 @@ class Session(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class DryhTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     clock: GameClock = msgspec.field(default_factory=GameClock)
-    characters: dict[str, Character] = {}
+    characters: dict[StoredId, Character] = {}
     options: Options = msgspec.field(default_factory=Options)
     hope: Coins = 0
     despair: Coins = 0

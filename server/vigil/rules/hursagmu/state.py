@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.rules.clock import GameClock
-from vigil.rules.commands import CharId, Ident, ManualDice
+from vigil.rules.commands import Ident, ManualDice, StoredId, whole
 
 MAX_COUNTER = 1_000_000
 """Harm keeps adding past the thresholds; this cap only keeps the numbers
@@ -25,7 +25,7 @@ Counter = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNTER)]
 # A trait's name, the key of a sheet's traits; the ``ref`` marker lets the
 # command catalogue offer a character's existing traits.
 TraitName = Annotated[
-    str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$", extra={"ref": "trait"})
+    str, msgspec.Meta(min_length=1, max_length=64, pattern=whole("[a-z][a-z0-9_]*"), extra={"ref": "trait"})
 ]
 TraitLevel = Annotated[int, msgspec.Meta(ge=-20, le=100)]
 Name = Annotated[str, msgspec.Meta(max_length=64)]
@@ -128,5 +128,5 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class HursagmuTable(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     clock: GameClock = msgspec.field(default_factory=GameClock)
-    characters: dict[CharId, Character] = {}
+    characters: dict[StoredId, Character] = {}
     options: Options = msgspec.field(default_factory=Options)

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.rules.clock import GameClock
-from vigil.rules.commands import CharId, ManualDice
+from vigil.rules.commands import ManualDice, StoredId
 
 Lot = Literal["crit", "plain", "fail"]
 Status = Literal["active", "unconscious", "dying", "departed"]
@@ -120,5 +120,5 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class MettleTable(msgspec.Struct, kw_only=True):
     clock: GameClock = msgspec.field(default_factory=GameClock)
-    characters: dict[CharId, Character] = {}
+    characters: dict[StoredId, Character] = {}
     options: Options = msgspec.field(default_factory=Options)
