@@ -87,6 +87,11 @@ def _serve(args: argparse.Namespace) -> int:
         args,
         ["host", "port", "data_dir", "durability", "public_url", "origins", "demo", "log_format"],
     )
+    try:
+        config.check()
+    except ValueError as exc:
+        print(f"vigil serve: {exc}", file=sys.stderr)
+        return 2
     logs.configure(config.log_format)
     asyncio.run(run(config))
     return 0

@@ -25,6 +25,8 @@ register(
         "unknown_table": "There is no table {table}.",
         "wrong_table": "Your token is for another table.",
         "table_full": "This table has too many connections.",
+        "spectators_full": "This table has as many spectators as it takes.",
+        "link_full": "This spectator link is open in too many places.",
         "rate_limited": "Too many messages; slow down.",
         "hello_first": "Say hello with a token first.",
         "bad_protocol": "This server speaks protocol {server}; the client speaks {client}.",

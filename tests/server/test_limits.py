@@ -60,19 +60,53 @@ async def test_oversized_message_closes_with_1009(running: Running) -> None:
     assert gm.ws.close_code == 1009
 
 
+async def _refused(run: Running, token: str) -> list[str]:
+    """The codes a connection is refused with; it is never welcomed first."""
+    client = await run.connect(token, expect_state=False)
+    await asyncio.wait_for(client.ws.wait_closed(), WAIT)
+    assert client.welcome is None, "a refused connection is never welcomed"
+    assert client.ws.close_code == 1013
+    return [e["code"] for e in client.errors]
+
+
 async def test_connections_per_table_are_bounded(tmp_path: pathlib.Path) -> None:
-    run = await _server(tmp_path, max_connections_per_table=3)
+    run = await _server(tmp_path, max_connections_per_table=3, max_spectators_per_table=1)
     try:
         _table, gm = await run.table("mettle", {"a": {"mettle": 3}})
-        token = await run.mint(gm, "spectator")
+        token = await run.mint(gm, "player", ["a"])
         await run.connect(token)
         await run.connect(token)
-        fourth = await run.connect(token, expect_state=False)
-        await fourth.wait_for(lambda c: c.ws.close_code is not None)
-        assert fourth.ws.close_code == 1013
-        assert [e["code"] for e in fourth.errors] == ["table_full"]
+        assert await _refused(run, token) == ["table_full"]
     finally:
         await _close(run)
+
+
+async def test_spectators_never_lock_the_gm_and_players_out(tmp_path: pathlib.Path) -> None:
+    run = await _server(
+        tmp_path, max_connections_per_table=6, max_spectators_per_table=3, max_spectators_per_token=2
+    )
+    try:
+        _table, gm = await run.table("mettle", {"a": {"mettle": 3}})
+        link = await run.mint(gm, "spectator")
+        other_link = await run.mint(gm, "spectator")
+        for _ in range(2):
+            await run.connect(link)
+        assert await _refused(run, link) == ["link_full"]
+        await run.connect(other_link)
+        assert await _refused(run, other_link) == ["spectators_full"]
+        # The table's GM and its players still get in.
+        player = await run.connect(await run.mint(gm, "player", ["a"]))
+        second_gm = await run.connect(await run.mint(gm, "gm"))
+        assert player.state is not None and second_gm.state is not None
+        assert second_gm.welcome is not None and second_gm.welcome["role"] == "gm"
+    finally:
+        await _close(run)
+
+
+def test_settings_that_keep_no_place_for_the_gm_are_refused(tmp_path: pathlib.Path) -> None:
+    config = make_config(tmp_path, max_connections_per_table=10, max_spectators_per_table=10)
+    with pytest.raises(ValueError, match="places are kept for the GM and players"):
+        config.check()
 
 
 async def test_hello_rules(tmp_path: pathlib.Path) -> None:

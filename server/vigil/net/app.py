@@ -40,6 +40,7 @@ DEMO_CHARACTERS = [
 async def start(config: Config) -> tuple[Hub, Server]:
     """Load every table, create the demo table on a first start (before
     listening, so that a client never finds it half made), then listen."""
+    config.check()
     store = SqliteStore(config.db_path, "full" if config.durability == "full" else "normal")
     hub = Hub(config, store)
     await hub.start()

@@ -22,7 +22,12 @@ class Config:
     max_message: int = 64 * 1024
     rate_per_s: float = 20.0
     rate_burst: int = 40
+    # Connections per table, every role; spectators take at most
+    # max_spectators_per_table of them (the rest are kept for the GM and
+    # players), and at most max_spectators_per_token on one spectator link.
     max_connections_per_table: int = 200
+    max_spectators_per_table: int = 150
+    max_spectators_per_token: int = 20
     replay_buffer: int = 1000
     snapshot_every: int = 1000
     undo_depth: int = 20
@@ -60,6 +65,16 @@ class Config:
             "player": self.player_token_days,
             "spectator": self.spectator_token_days,
         }.get(role)
+
+    def check(self) -> None:
+        """Refuse settings that would keep no place for the GM and players:
+        spectators alone could then fill a table and lock them out."""
+        if self.max_spectators_per_table >= self.max_connections_per_table:
+            raise ValueError(
+                f"VIGIL_MAX_SPECTATORS_PER_TABLE ({self.max_spectators_per_table}) must be less than "
+                f"VIGIL_MAX_CONNECTIONS_PER_TABLE ({self.max_connections_per_table}), "
+                "so that places are kept for the GM and players"
+            )
 
     @classmethod
     def from_env(cls, overrides: dict[str, Any] | None = None) -> Config:

@@ -136,12 +136,12 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
         characters=sorted(conn.chars),
         token_id=claims.token_id,
     )
-    await _answer(conn, encoder.encode(welcome))
     resume = None
     if msg.resume is not None and msg.resume.table == claims.table:
         resume = (msg.resume.epoch, msg.resume.rev)
     try:
-        hub.subscribe(host, conn, resume)
+        # The welcome only once the table has a place for it.
+        hub.subscribe(host, conn, encoder.encode(welcome), resume)
     except Refused as exc:
         await _refuse_hello(conn, exc.code, exc.params, close=CloseCode.TRY_AGAIN_LATER)
         return False

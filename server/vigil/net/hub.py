@@ -191,12 +191,31 @@ class Hub:
 
     # -- watching -----------------------------------------------------------
 
-    def subscribe(self, host: TableHost, conn: Conn, resume: tuple[int, int] | None) -> None:
-        """Add ``conn`` to its audience and bring it up to date: the missed
-        patches from the replay buffer when they are all there, else a
-        snapshot (and a GM's arrival may run a clock paused without one)."""
-        if host.count() >= self.config.max_connections_per_table:
+    def admit(self, host: TableHost, conn: Conn) -> None:
+        """Refuse ``conn`` if the table has no place for it. Spectators take
+        at most ``max_spectators_per_table`` places, and one spectator link
+        at most ``max_spectators_per_token``: the other places are kept for
+        the GM and players, so that a shared link can never lock them out."""
+        config = self.config
+        if host.count() >= config.max_connections_per_table:
             raise Refused("table_full")
+        if conn.role != "spectator":
+            return
+        spectators = [c for c in host.conns() if c.role == "spectator"]
+        if len(spectators) >= config.max_spectators_per_table:
+            raise Refused("spectators_full")
+        if sum(1 for c in spectators if c.token_id == conn.token_id) >= config.max_spectators_per_token:
+            raise Refused("link_full")
+
+    def subscribe(self, host: TableHost, conn: Conn, welcome: bytes, resume: tuple[int, int] | None) -> None:
+        """Admit ``conn`` (or refuse it, before it is welcomed), welcome it,
+        add it to its audience and bring it up to date: the missed patches
+        from the replay buffer when they are all there, else a snapshot (and
+        a GM's arrival may run a clock paused without one). Nothing here
+        awaits, so no other connection can take the place between the
+        check and the join."""
+        self.admit(host, conn)
+        self.fanout.send(conn, welcome)
         host.join(conn)
         self.fanout.catch_up(host, conn, resume)
         if timers.resumes_for(host, conn):
