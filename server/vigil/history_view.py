@@ -31,8 +31,11 @@ PUBLIC_TABLE_EVENTS = frozenset(
 
 
 # Event parameters about kit contents: like the sheet's kits, only for the
-# GM and the character's own player (DESIGN "Visibility").
+# GM and the player of the kit's owner (DESIGN "Visibility").
 KIT_PARAMS = frozenset({"kit", "kit_uses"})
+# The parameter naming who acts for an event's character (a stabilize
+# attempt's helper): the kit such an event spends is the helper's own.
+HELPER_PARAM = "helper"
 
 
 def history_page(entries: list[LogEntry], table: Table, viewer: Viewer) -> list[HistoryEntry]:
@@ -66,7 +69,7 @@ def visible_entry(
             continue
         seen = view["characters"].get(char) if char is not None else None
         status_only = char is not None and char not in own and "sheet" not in (seen or {})
-        kits = char not in own and bool(KIT_PARAMS & set(event.get("params", {})))
+        kits = _kit_owner(event) not in own and bool(KIT_PARAMS & set(event.get("params", {})))
         if status_only or kits or _mentions(event.get("params"), hidden):
             # Numbers, kit contents or hidden names: the bare event only.
             events.append({k: event[k] for k in ("code", "at", "char", "rule") if k in event})
@@ -82,6 +85,13 @@ def visible_entry(
         command=entry.command if is_gm else None,
         undone=undone,
     )
+
+
+def _kit_owner(event: dict[str, Any]) -> Any:
+    """Whose kit an event's kit parameters are about: the helper's when a
+    helper acts (it spends its own kit on the event's character), else the
+    event's character's."""
+    return event.get("params", {}).get(HELPER_PARAM, event.get("char"))
 
 
 def _mentions(value: Any, ids: set[str]) -> bool:

@@ -5,8 +5,10 @@ own character in full; snapshots, patches and history alike."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from tests.server.conftest import Running
+from tests.support.client import Client
 
 
 def _walk_strings(value: object) -> str:
@@ -125,3 +127,23 @@ async def test_kit_contents_reach_only_the_gm_and_the_owner(running: Running) ->
         assert "bandages" not in json.dumps(page) and "kit_set" in json.dumps(page)
     owner_page = await owner.request({"type": "history", "table": table})
     assert "bandages" in json.dumps(owner_page)
+
+
+async def test_another_players_kit_does_not_show_in_my_history(running: Running) -> None:
+    """A kit is its owner's: when P's character stabilizes Q's with P's kit,
+    Q reads the attempt without the kit; P reads its own kit's uses."""
+    helper = {"mettle": 5, "kits": {"herbs": 3}, "disciplines": {"survival": 2}}
+    table, gm = await running.table("mettle", {"h": helper, "n": {"mettle": 3}})
+    await gm.ok({"type": "table.options", "options": {"stabilize_tn": 12}})
+    await gm.ok({"type": "mettle.pain", "char": "n", "amount": 6})
+    helpers_player = await running.connect(await running.mint(gm, "player", ["h"]))
+    dying_player = await running.connect(await running.mint(gm, "player", ["n"]))
+    attempt = {"type": "mettle.stabilize", "char": "n", "helper": "h", "discipline": "survival"}
+    await helpers_player.ok({**attempt, "kit": "herbs"})
+
+    async def attempt_read_by(client: Client) -> dict[str, Any]:
+        page = await client.request({"type": "history", "table": table, "limit": 1})
+        return next(e for e in page["entries"][0]["events"] if e["code"] == "stabilize_attempt")
+
+    assert "herbs" not in _walk_strings(await attempt_read_by(dying_player))
+    assert (await attempt_read_by(helpers_player))["params"]["kit_uses"] == 2
