@@ -147,3 +147,26 @@ async def test_another_players_kit_does_not_show_in_my_history(running: Running)
 
     assert "herbs" not in _walk_strings(await attempt_read_by(dying_player))
     assert (await attempt_read_by(helpers_player))["params"]["kit_uses"] == 2
+
+
+async def test_a_hidden_helpers_dice_are_marked_in_the_successes_a_player_sees(
+    running: Running,
+) -> None:
+    """The rules count a hidden helper's dice (the outcome stays theirs); a
+    player who cannot see that helper reads successes that are not the sum
+    of the dice shown, so its roll says it includes hidden help — never
+    whose, nor how many dice."""
+    _table, gm = await running.table("dryh", {"anna": {"discipline": 1}, "ghost": {}}, ghost="hidden")
+    await gm.ok({"type": "table.options", "options": {"manual_dice": True}})
+    player = await running.connect(await running.mint(gm, "player", ["anna"]))
+    await gm.ok({"type": "dryh.open", "char": "anna", "pain": 1})
+    await gm.ok({"type": "dryh.help", "char": "anna", "helper": "ghost"})
+    await gm.ok({"type": "dryh.roll", "char": "anna", "faces": [6, 6, 1, 2, 3]})
+    await player.wait_rev(gm.rev)
+    assert player.state is not None and gm.state is not None
+    seen = player.state["game"]["rolls"]["anna"]
+    shown = [f for pool in ("discipline", "exhaustion", "madness") for f in seen["dice"][pool]]
+    assert "ghost" not in _walk_strings(seen) and shown == [6]
+    assert seen["successes"] == 3 and seen["includes_unseen_help"] is True
+    assert set(seen) == set(gm.state["game"]["rolls"]["anna"]), "no count of hidden dice"
+    assert gm.state["game"]["rolls"]["anna"]["includes_unseen_help"] is False

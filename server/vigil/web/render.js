@@ -250,13 +250,16 @@ export function phaseTrack(phase) {
   );
 }
 
-/** A roll's reading line: successes against degree, success, dominant. */
+/** A roll's reading line: successes against degree, success, dominant.
+ * The server counts help this viewer cannot see (includes_unseen_help): the
+ * line says so, so the successes need not match the dice shown. */
 export function reading(roll) {
   if (roll.success === null || roll.success === undefined) return null;
+  const unseen = roll.includes_unseen_help ? " (with help you cannot see)" : "";
   return h(
     "p",
     { class: `reading ${roll.success ? "won" : "lost"}` },
-    roll.successes !== undefined && roll.successes !== null ? `${roll.successes} ${roll.successes === 1 ? "success" : "successes"} against the GM's ${roll.degree} — ` : "",
+    roll.successes !== undefined && roll.successes !== null ? `${roll.successes} ${roll.successes === 1 ? "success" : "successes"}${unseen} against the GM's ${roll.degree} — ` : "",
     h("strong", {}, roll.success ? "Success" : "Failure"),
     roll.dominant ? `, ${t(poolKey(roll.dominant))} dominates` : "",
   );

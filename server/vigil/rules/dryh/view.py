@@ -120,8 +120,15 @@ def public_table(t: DryhTable, full: frozenset[str], status: frozenset[str]) -> 
 
 
 def _only_visible(roll: dict[str, Any], visible: frozenset[str]) -> dict[str, Any]:
-    roll["helpers"] = [h for h in roll.get("helpers", []) if h in visible]
+    """The roll less the helpers the viewer may not see. The reading stays
+    the rules' own (a hidden helper's dice still count towards the
+    successes, and so the outcome), so a roll whose dice include a hidden
+    helper's says ``includes_unseen_help``: the totals are not the sum of
+    the dice shown, and the flag says neither whose help nor how much."""
+    helpers = roll.get("helpers", [])
+    roll["helpers"] = [h for h in helpers if h in visible]
     dice = roll.get("dice")
+    roll["includes_unseen_help"] = dice is not None and len(roll["helpers"]) < len(helpers)
     if dice is not None:
         dice["helpers"] = {h: f for h, f in dice.get("helpers", {}).items() if h in visible}
     if "pending" in roll:
