@@ -40,11 +40,14 @@ HELPER_PARAM = "helper"
 
 def history_page(entries: list[LogEntry], table: Table, viewer: Viewer) -> list[HistoryEntry]:
     """``entries`` of ``table``'s log as ``viewer`` may read them, each
-    marked when a later undo took it back."""
+    marked when a later undo took it back. An entry of which a player or
+    spectator may read no event is left out: an empty entry would still
+    tell it that, and when, something it may not see happened."""
     undone = {int(e.events[0]["params"]["rev"]) for e in entries if e.kind == "undo" and e.events}
     view = table.seen_by(viewer.audience)
     hidden = set(table.state.characters) - set(view["characters"]) - set(viewer.chars)
-    return [visible_entry(e, viewer, view, e.rev in undone, hidden) for e in entries]
+    page = [visible_entry(e, viewer, view, e.rev in undone, hidden) for e in entries]
+    return page if viewer.role == "gm" else [e for e in page if e.events]
 
 
 def visible_entry(

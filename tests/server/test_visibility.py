@@ -170,3 +170,27 @@ async def test_a_hidden_helpers_dice_are_marked_in_the_successes_a_player_sees(
     assert seen["successes"] == 3 and seen["includes_unseen_help"] is True
     assert set(seen) == set(gm.state["game"]["rolls"]["anna"]), "no count of hidden dice"
     assert gm.state["game"]["rolls"]["anna"]["includes_unseen_help"] is False
+
+
+async def test_players_and_spectators_get_no_history_entries_for_hidden_changes(
+    running: Running,
+) -> None:
+    """An entry a viewer may read nothing of is left out of its history (it
+    would tell that, and when, something hidden happened); a page is filled
+    from older entries, and its next_before still pages on."""
+    table, gm = await running.table("mettle", {"pc": {"mettle": 5}, "lurker": {"mettle": 9}}, lurker="hidden")
+    player = await running.connect(await running.mint(gm, "player", ["pc"]))
+    spectator = await running.connect(await running.mint(gm, "spectator"))
+    await gm.ok({"type": "mettle.pain", "char": "pc", "amount": 1})
+    for _ in range(3):
+        await gm.ok({"type": "mettle.pain", "char": "lurker", "amount": 1})
+    for viewer in (player, spectator):
+        page = await viewer.request({"type": "history", "table": table, "limit": 1})
+        (entry,) = page["entries"]
+        assert entry["events"] and all(e.get("char") != "lurker" for e in entry["events"])
+        whole = await viewer.request({"type": "history", "table": table})
+        assert all(e["events"] for e in whole["entries"]), whole
+        rest = await viewer.request({"type": "history", "table": table, "before": page["next_before"]})
+        assert [e["rev"] for e in rest["entries"]] == [e["rev"] for e in whole["entries"][1:]]
+    gm_page = await gm.request({"type": "history", "table": table, "limit": 3})
+    assert all(e["char"] == "lurker" for entry in gm_page["entries"] for e in entry["events"])

@@ -80,8 +80,9 @@ def test_others_read_no_command_and_no_token_id() -> None:
 
 
 def test_a_hidden_characters_events_are_dropped() -> None:
-    assert _events(ANNA, _event("pain_taken", "ghost", amount=2)) == []
-    assert _events(SPECTATOR, _event("pain_taken", "ghost", amount=2)) == []
+    seen = _event("pain_taken", "anna", amount=1)
+    assert _events(ANNA, _event("pain_taken", "ghost", amount=2), seen) == [seen]
+    assert _events(SPECTATOR, seen, _event("pain_taken", "ghost", amount=2)) == [seen]
 
 
 def test_a_status_only_characters_events_lose_their_numbers() -> None:
@@ -118,8 +119,11 @@ def test_table_events_are_public_only_when_listed() -> None:
 
 def test_an_entry_taken_back_by_an_undo_is_marked() -> None:
     entries = [_entry(3, _event("undone", rev=2), kind="undo"), _entry(2, _event("combat_started"))]
-    page = history_page(entries, _table(), SPECTATOR)
+    page = history_page(entries, _table(), GM)
     assert [(e.rev, e.undone) for e in page] == [(3, False), (2, True)]
+    # Others read the mark on what was undone (the undo itself is the GM's).
+    page = history_page(entries, _table(), SPECTATOR)
+    assert [(e.rev, e.undone) for e in page] == [(2, True)]
 
 
 def test_a_viewer_reads_what_its_view_shows_not_more() -> None:
@@ -127,3 +131,10 @@ def test_a_viewer_reads_what_its_view_shows_not_more() -> None:
     own_ghost = Viewer("player", frozenset({"ghost"}))
     event = _event("pain_taken", "ghost", amount=2)
     assert _events(own_ghost, event) == [event]
+
+
+def test_an_entry_with_nothing_visible_is_left_out_for_all_but_the_gm() -> None:
+    entries = [_entry(2, _event("pain_taken", "ghost", amount=2)), _entry(1, _event("combat_started"))]
+    for viewer in (ANNA, SPECTATOR):
+        assert [e.rev for e in history_page(entries, _table(), viewer)] == [1]
+    assert [e.rev for e in history_page(entries, _table(), GM)] == [2, 1]

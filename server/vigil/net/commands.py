@@ -16,7 +16,7 @@ import msgspec
 import structlog
 
 from vigil import auth, permissions, tokens
-from vigil.changes import Change
+from vigil.changes import Change, LogEntry
 from vigil.close_codes import CloseCode
 from vigil.export import BadDocument, export, read_export, table_info
 from vigil.history_view import history_page
@@ -41,6 +41,10 @@ from vigil.table_commands import (
     TokenRevoke,
     Undo,
 )
+
+# How many pages' worth of log one history request reads at most, looking
+# for entries a player or spectator may read.
+HISTORY_SCAN = 10
 
 
 async def command(hub: Hub, conn: Conn, msg: Cmd) -> bytes:
@@ -257,9 +261,23 @@ async def history(hub: Hub, conn: Conn, msg: HistoryQuery) -> bytes:
     if conn.role == "operator":
         raise Refused("forbidden")
     table = host.table
-    entries = await hub.history(host, msg.before, msg.limit)
+    # A player's or spectator's page leaves out the entries it may read
+    # nothing of, so the log is read on until the page is full, for at most
+    # HISTORY_SCAN pages' worth of entries (a page may then hold fewer
+    # than ``limit``; ``next_before`` says where the next one starts).
+    entries: list[LogEntry] = []
+    before = msg.before
+    for _ in range(HISTORY_SCAN):
+        batch = await hub.history(host, before, msg.limit)
+        entries += batch
+        before = batch[-1].rev if len(batch) == msg.limit else None
+        if before is None or len(history_page(entries, table, conn.viewer)) >= msg.limit:
+            break
     page = history_page(entries, table, conn.viewer)
-    next_before = entries[-1].rev if len(entries) == msg.limit else None
+    next_before = before
+    if len(page) > msg.limit:
+        page = page[: msg.limit]
+        next_before = page[-1].rev
     return encoder.encode(
         HistoryPage(id=msg.id, table=table.id, epoch=table.epoch, entries=page, next_before=next_before)
     )
