@@ -163,6 +163,36 @@ async def test_client_stalled_too_long_is_dropped(tmp_path: pathlib.Path) -> Non
         await shutdown(hub, server)
 
 
+async def test_a_client_that_stopped_reading_is_dropped_though_its_socket_buffer_grows(
+    tmp_path: pathlib.Path,
+) -> None:
+    """The system's socket buffers grow and take the backlog whether or not
+    the client reads (loopback takes megabytes): that is no sign of reading.
+    Until it is dropped the server never takes the stalled client for one
+    that drained (no snapshot, no fresh stall clock)."""
+    config = make_config(tmp_path, backlog_bytes=32 * 1024, stall_seconds=1.0)
+    hub, server = await start(config)
+    run = Running(config, hub, server)
+    try:
+        _table, gm = await run.table("mettle", {"a": {"mettle": 5}})
+        stalled = await _stalled_client(run, await run.mint(gm, "gm"))
+        (conn,) = _server_conns(run, stalled)
+        for i in range(60):
+            await gm.ok({"type": "character.meta", "char": "a", "notes": f"{i}{NOTES}"})
+        assert conn.behind, "the stalled client went past its backlog"
+        server_sock = conn.ws.transport.get_extra_info("socket")
+        server_sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8 * 1024 * 1024)
+        deadline = time.monotonic() + WAIT
+        while conn.ws.transport is not None and not conn.ws.transport.is_closing():
+            assert conn.behind, "a client that reads nothing was taken for one that drained"
+            assert time.monotonic() < deadline, "the stalled client was not dropped"
+            await asyncio.sleep(0.1)
+    finally:
+        for client in run.clients:
+            await client.close()
+        await shutdown(hub, server)
+
+
 @pytest.mark.parametrize("command", ["token.revoke", "table.rotate_key"])
 async def test_revoking_or_rotating_never_waits_on_clients_that_stopped_reading(
     running: Running, command: str

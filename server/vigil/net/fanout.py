@@ -2,9 +2,10 @@
 patches kept for resume, and the watchdog of slow clients.
 
 A patch is encoded once per audience and the same bytes are queued on every
-connection of that audience. Nothing here ever awaits a socket: a client
+connection of that audience. No sender ever waits on a socket here: a client
 past its backlog is marked behind and skipped (never sent a gap), then gets
-a snapshot once it has drained, or is dropped if it stays stalled.
+a snapshot once it has read what it was sent, or is dropped if it has not
+within the stall limit.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterable
 
 import structlog
 from websockets.asyncio.connection import broadcast
+from websockets.exceptions import ConnectionClosed
 
 from vigil.net.config import Config
 from vigil.net.host import Conn, Rendered, TableHost
@@ -40,15 +42,15 @@ class FanOut:
     def __init__(self, config: Config, hosts: dict[str, TableHost]) -> None:
         self.config = config
         self._hosts = hosts  # the hub's tables, to tell who is still subscribed
-        self._behind: set[Conn] = set()  # connections past their backlog
-        self._watchdog: asyncio.Task[None] | None = None
+        # One task per connection past its backlog, until it drains or is dropped.
+        self._probes: set[asyncio.Task[None]] = set()
 
     def start(self) -> None:
-        self._watchdog = asyncio.create_task(self._watch_backlogs())
+        """Nothing runs until a connection goes past its backlog."""
 
     def stop(self) -> None:
-        if self._watchdog:
-            self._watchdog.cancel()
+        for task in list(self._probes):
+            task.cancel()
 
     # -- sending --------------------------------------------------------------
 
@@ -97,36 +99,42 @@ class FanOut:
                 continue
             transport = conn.ws.transport
             if transport is not None and transport.get_write_buffer_size() > self.config.backlog_bytes:
-                # Past the backlog this client gets a snapshot when it drains
-                # (or is dropped), never a gap in its patches.
+                # Past the backlog this client gets a snapshot once it has
+                # read what it was sent (or is dropped), never a gap.
                 conn.behind = True
                 conn.behind_since = time.monotonic()
-                self._behind.add(conn)
+                self._probe(conn)
                 continue
             ready.append(conn.ws)
         broadcast(ready, message, text=True)
 
     # -- slow clients ---------------------------------------------------------
 
-    async def _watch_backlogs(self) -> None:
-        """Every half second, only the connections marked behind: one that
-        drained gets a snapshot, one stalled too long is dropped."""
-        while True:
-            await asyncio.sleep(0.5)
-            now = time.monotonic()
-            for conn in list(self._behind):
-                host = self._hosts.get(conn.table or "")
-                group = host.subs.get(conn.watching.key) if host else None
-                if host is None or not group or conn not in group or not conn.behind:
-                    self._behind.discard(conn)  # gone (or caught up) meanwhile
-                    continue
-                transport = conn.ws.transport
-                size = transport.get_write_buffer_size() if transport else 0
-                if size <= self.config.backlog_bytes // 4:
-                    conn.behind = False
-                    self._behind.discard(conn)
-                    self.snapshot(host, conn)
-                elif now - conn.behind_since > self.config.stall_seconds:
-                    log.warning("dropping_stalled", table=host.table.id, token=conn.token_id)
-                    if transport:
-                        transport.abort()
+    def _probe(self, conn: Conn) -> None:
+        task = asyncio.get_running_loop().create_task(self._still_reading(conn))
+        self._probes.add(task)
+        task.add_done_callback(self._probes.discard)
+
+    async def _still_reading(self, conn: Conn) -> None:
+        """Is a connection past its backlog still reading? A ping queued
+        behind its backlog is answered only once the client has read all of
+        it: a pong within ``stall_seconds`` of going past the backlog means
+        it drained (it gets a snapshot); none means it stalled (dropped).
+        The size of the write buffer cannot tell: the system's socket
+        buffers take bytes (and grow) whether or not the client reads."""
+        try:
+            async with asyncio.timeout(self.config.stall_seconds):
+                pong = await conn.ws.ping()
+                await pong
+        except TimeoutError:
+            log.warning("dropping_stalled", table=conn.table, token=conn.token_id)
+            if conn.ws.transport is not None:
+                conn.ws.transport.abort()
+            return
+        except ConnectionClosed:
+            return
+        conn.behind = False
+        host = self._hosts.get(conn.table or "")
+        group = host.subs.get(conn.watching.key) if host else None
+        if host is not None and group and conn in group:
+            self.snapshot(host, conn)
