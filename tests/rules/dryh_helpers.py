@@ -15,6 +15,11 @@ from typing import Any
 import msgspec
 import pytest
 
+# Re-exported: every game's tests read events the same way.
+from event_helpers import by_code as by_code
+from event_helpers import codes as codes
+from event_helpers import one as one
+
 from vigil.rules import engine
 from vigil.rules.commands import AddCharacter, Command
 from vigil.rules.dice import DiceSource, ScriptedDice
@@ -66,17 +71,6 @@ def refused(t: DryhTable, cmd: Command, code: str, faces: Sequence[int] = (), ac
     return info.value
 
 
-def codes(events: list[Event]) -> list[str]:
-    return [e.code for e in events]
-
-
-def one(events: list[Event], code: str) -> Event:
-    """The one event of ``code`` (exactly one, or the test fails)."""
-    found = by_code(events, code)
-    assert len(found) == 1, codes(events)
-    return found[0]
-
-
 # -- DRYH only -----------------------------------------------------------------
 
 
@@ -118,8 +112,3 @@ def rolled(
     faces = faces_for(d, e, m, p, list((helpers or {}).values()))
     t, ev = run(t, c.Roll(char=char), faces)
     return t, events + ev
-
-
-def by_code(events: list[Event], code: str) -> list[Event]:
-    """Every event of ``code``, in order."""
-    return [e for e in events if e.code == code]

@@ -13,6 +13,11 @@ from typing import Any
 import msgspec
 import pytest
 
+# Re-exported: every game's tests read events the same way.
+from event_helpers import by_code as by_code
+from event_helpers import codes as codes
+from event_helpers import one as one
+
 from vigil.rules import engine
 from vigil.rules.commands import AddCharacter, Command
 from vigil.rules.dice import DiceSource, ScriptedDice
@@ -20,7 +25,7 @@ from vigil.rules.engine import Outcome
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.hursagmu.state import HursagmuTable
 from vigil.rules.hursagmu.system import SYSTEM
-from vigil.rules.outcome import Event, RuleError
+from vigil.rules.outcome import RuleError
 
 GM = Actor(id="gm", role="gm")
 PLAYER = Actor(id="p", role="player")
@@ -59,17 +64,6 @@ def refused(t: HursagmuTable, cmd: Command, code: str, *faces: int) -> RuleError
     assert info.value.code == code, info.value
     assert msgspec.msgpack.encode(t) == before
     return info.value
-
-
-def codes(events: list[Event]) -> list[str]:
-    return [e.code for e in events]
-
-
-def one(events: list[Event], code: str) -> Event:
-    """The one event of ``code`` (exactly one, or the test fails)."""
-    found = [e for e in events if e.code == code]
-    assert len(found) == 1, codes(events)
-    return found[0]
 
 
 # -- Hursagmu only -------------------------------------------------------------
