@@ -1,16 +1,22 @@
 /**
- * The Vigil window's controls (scripts/controls/): each builds a command
- * body that the protocol schema accepts, offers a player only what
- * server/vigil/permissions.py lets a player send, and fits the state (a
- * pending choice offers only its kind's choices). Then a DRYH roll through
+ * The Vigil window (scripts/controls/panel.js): one form of the shared form
+ * builder per command of the catalogue this user may send for the window's
+ * character now (scripts/core/offers.js). Every body it sends is one the
+ * protocol schema accepts; a player is offered only what
+ * server/vigil/permissions.py lets a player send; the GM every command of
+ * the game; state-dependent offers follow the state (an open roll to join, a
+ * pending choice with the server's legal moves). Then a DRYH roll through
  * help → roll → despair → hope → resolve → choose against a real server,
- * driven through the window.
+ * driven through the window's forms.
  */
 import { test, afterEach, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { buildPanel, carryInputs } from "../scripts/controls/panel.js";
-import { actionsFor, offeredFor, fieldsOf, optionsOf, TABLE_ACTIONS } from "../scripts/controls/actions.js";
+import { ELSEWHERE } from "../scripts/controls/panel.js";
+import { characterOffers, commandsOf, mayAct } from "../scripts/core/offers.js";
+import { readForm } from "../scripts/core/forms.js";
+import { CATALOGUE } from "../scripts/core/catalogue.js";
 import { wantsButton } from "../scripts/controls/hud.js";
 import { registerSettings, storeToken, MODULE_ID } from "../scripts/settings.js";
 import { VigilConnection } from "../scripts/connection.js";
@@ -53,20 +59,26 @@ function fakeConnection(state, { role = "gm", own = [] } = {}) {
 }
 
 const valid = (body) => assertValid("out", { type: "cmd", id: "1", table: "t", body });
-const ids = (root) => root.querySelectorAll("button").map((b) => b.getAttribute("data-action"));
-const form = (root, id) => root.querySelector(`[data-form="${id}"]`);
-const field = (root, id, name) => form(root, id).querySelector(`[name="${name}"]`);
-const options = (select) => select.querySelectorAll("option").map((o) => o.getAttribute("value"));
-const click = (root, id) => root.querySelector(`[data-action="${id}"]`).click();
+/** The commands the window offers, in its order. */
+const ids = (root) => root.querySelectorAll("form").map((f) => f.getAttribute("data-command"));
+const form = (root, tag) => root.querySelector(`form[data-command="${tag}"]`);
+const field = (root, tag, name) => form(root, tag).querySelector(`[name="${name}"]`);
+const options = (select) => select.children.map((o) => o.value).filter((v) => v !== "");
+const submit = (root, tag) => form(root, tag).dispatchEvent({ type: "submit", preventDefault() {} });
 
-/** Click every control of the window, filling required fields, and return the bodies sent. */
-function clickAll(conn, root) {
+/** Submit every form of the window, filling what a person must fill, and return the bodies sent. */
+function submitAll(conn, root) {
   for (const i of root.querySelectorAll("input")) {
     if (i.value === "" && i.getAttribute("type") === "number") i.value = "1";
     if (i.value === "" && i.getAttribute("type") === "text") i.value = "k";
   }
+  for (const s of root.querySelectorAll("select")) {
+    if (s.value !== "" || s.getAttribute("required") === null) continue;
+    s.value = options(s)[0] ?? "";
+    s.dispatchEvent({ type: "change" }); // as a browser does when a person picks
+  }
   const before = conn.sent.length;
-  for (const b of root.querySelectorAll("button")) b.click();
+  for (const tag of ids(root)) submit(root, tag);
   return conn.sent.slice(before);
 }
 
@@ -82,7 +94,11 @@ const dryh = ({ rolls = {}, options = { failure_consequences: false }, sheets = 
   game: { hope: 1, despair: 2, session: { number: 1, active: true }, rolls },
   options,
 });
-const rolledRoll = { phase: "rolled", helpers: [], dice: { discipline: [1, 5], exhaustion: [], madness: [6], pain: [2], helpers: {} }, success: false, dominant: "madness", pending: {} };
+// `legal` is what server/vigil/rules/dryh/view.py legal_moves puts in the view.
+const rolledRoll = {
+  phase: "rolled", helpers: [], dice: { discipline: [1, 5], exhaustion: [], madness: [6], pain: [2], helpers: {} }, success: false, dominant: "madness", pending: {},
+  legal: { failures: ["none"], choices: {} },
+};
 
 const mettle = () => ({
   table: "t", system: "mettle", clock: { mode: "paused" },
@@ -96,7 +112,7 @@ const mettle = () => ({
 
 const hursagmu = () => ({
   table: "t", system: "hursagmu", clock: { mode: "paused" },
-  characters: { gil: ch("gil", { sheet: {} }), ur: ch("ur", { sheet: {} }) },
+  characters: { gil: ch("gil", { sheet: { traits: { strength: { label: "Strength" } } } }), ur: ch("ur", { sheet: {} }) },
   game: {},
   options: {},
 });
@@ -104,50 +120,56 @@ const hursagmu = () => ({
 test("DRYH: help, leave, despair, failure consequence, pending choices — bodies match the schema", () => {
   browser(gm);
   const doc = new FakeDocument();
-  // No roll yet: nothing to help in, spend on or choose.
+  // No roll yet: nothing to help in, spend on, resolve or choose.
   let conn = fakeConnection(dryh());
   let root = buildPanel(doc, { connection: conn, tokenDoc: tok("mina") });
-  for (const id of ["dryh.help", "dryh.help_leave", "dryh.despair_spend", "dryh.hope_improve", "dryh.choose"]) assert.ok(!ids(root).includes(id), id);
-  assert.ok(ids(root).includes("dryh.wake") && ids(root).includes("dryh.session_start") && !ids(root).includes("hursagmu.morning_all"));
-  clickAll(conn, root).forEach(valid);
-  assert.deepEqual(conn.sent.find((b) => b.type === "dryh.resolve"), { type: "dryh.resolve", char: "mina" });
+  for (const tag of ["dryh.help", "dryh.despair_spend", "dryh.hope_improve", "dryh.resolve", "dryh.choose"]) assert.ok(!ids(root).includes(tag), tag);
+  assert.ok(ids(root).includes("dryh.wake") && ids(root).includes("dryh.session_start") && !ids(root).includes("hursagmu.morning"));
+  submitAll(conn, root).forEach(valid);
   assert.ok(conn.sent.some((b) => b.type === "dryh.session_start") && conn.sent.some((b) => b.type === "dryh.session_end"));
+  assert.deepEqual(conn.sent.find((b) => b.type === "dryh.wake"), { type: "dryh.wake", char: "mina" });
 
   // Mina's roll is open: Jack may join it, then leave it.
-  conn = fakeConnection(dryh({ rolls: { mina: { phase: "open", helpers: [], pending: {} } } }));
+  conn = fakeConnection(dryh({ rolls: { mina: { phase: "open", helpers: [], pending: {}, legal: { failures: [], choices: {} } } } }));
   root = buildPanel(doc, { connection: conn, tokenDoc: tok("jack") });
-  assert.deepEqual(options(field(root, "dryh.help", "owner")), ["mina"]);
-  click(root, "dryh.help");
-  assert.deepEqual(conn.sent.at(-1), { type: "dryh.help", char: "mina", helper: "jack", leave: false });
-  conn = fakeConnection(dryh({ rolls: { mina: { phase: "declared", helpers: ["jack"], pending: {} } } }));
+  assert.deepEqual(options(field(root, "dryh.help", "char")), ["mina"]);
+  assert.deepEqual(options(field(root, "dryh.help", "helper")), ["jack"]);
+  submit(root, "dryh.help");
+  assert.deepEqual(conn.sent.at(-1), { type: "dryh.help", char: "mina", helper: "jack" });
+  conn = fakeConnection(dryh({ rolls: { mina: { phase: "declared", helpers: ["jack"], pending: {}, legal: { failures: [], choices: {} } } } }));
   root = buildPanel(doc, { connection: conn, tokenDoc: tok("jack") });
-  assert.ok(!ids(root).includes("dryh.help"), "already in a roll");
-  click(root, "dryh.help_leave");
+  assert.equal(field(root, "dryh.help", "leave").checked, true, "already in a roll: the form leaves it");
+  submit(root, "dryh.help");
   assert.deepEqual(conn.sent.at(-1), { type: "dryh.help", char: "mina", helper: "jack", leave: true });
   valid(conn.sent.at(-1));
 
-  // Rolled and failed, madness dominant, failure consequences on.
-  conn = fakeConnection(dryh({ rolls: { mina: rolledRoll }, options: { failure_consequences: true } }));
+  // Rolled and failed, madness dominant, failure consequences on: the server's legal failures.
+  const failed = { ...rolledRoll, legal: { failures: ["none", "exhaustion"], choices: {} } };
+  conn = fakeConnection(dryh({ rolls: { mina: failed }, options: { failure_consequences: true } }));
   root = buildPanel(doc, { connection: conn, tokenDoc: tok("mina") });
   assert.deepEqual(options(field(root, "dryh.despair_spend", "pool")), ["discipline", "exhaustion", "madness", "pain"]);
   field(root, "dryh.despair_spend", "pool").value = "pain";
   field(root, "dryh.despair_spend", "op").value = "remove";
-  click(root, "dryh.despair_spend");
+  submit(root, "dryh.despair_spend");
   assert.deepEqual(conn.sent.at(-1), { type: "dryh.despair_spend", char: "mina", pool: "pain", op: "remove" });
-  assert.deepEqual(options(field(root, "dryh.resolve", "failure")), ["none", "exhaustion"], "madness dominated: no response checked (DRYH-21)");
+  assert.deepEqual(options(field(root, "dryh.resolve", "failure")), ["none", "exhaustion"], "as legal_moves says (DRYH-21)");
   field(root, "dryh.resolve", "failure").value = "exhaustion";
-  click(root, "dryh.resolve");
+  submit(root, "dryh.resolve");
   assert.deepEqual(conn.sent.at(-1), { type: "dryh.resolve", char: "mina", failure: "exhaustion" });
-  click(root, "dryh.hope_improve");
+  submit(root, "dryh.hope_improve");
   assert.deepEqual(conn.sent.at(-1), { type: "dryh.hope_improve", char: "mina" });
-  clickAll(conn, root).forEach(valid);
-  // The option off (or a success): no failure field.
-  root = buildPanel(doc, { connection: fakeConnection(dryh({ rolls: { mina: rolledRoll } })), tokenDoc: tok("mina") });
-  assert.equal(form(root, "dryh.resolve"), null);
+  submitAll(conn, root).forEach(valid);
+  // Only "none" is legal (the option off, or a success): no failure field, and resolve sends none.
+  conn = fakeConnection(dryh({ rolls: { mina: rolledRoll } }));
+  root = buildPanel(doc, { connection: conn, tokenDoc: tok("mina") });
+  assert.equal(field(root, "dryh.resolve", "failure"), null);
+  submit(root, "dryh.resolve");
+  assert.deepEqual(conn.sent.at(-1), { type: "dryh.resolve", char: "mina" });
 
-  // Resolved: Mina owes a discipline choice, Jack (helper) a madness one.
+  // Resolved: Mina owes a discipline choice, Jack (helper) a madness one; the legal moves are the server's.
   const resolved = dryh({
-    rolls: { mina: { ...rolledRoll, phase: "resolved", helpers: ["jack"], pending: { mina: "discipline", jack: "madness" } } },
+    rolls: { mina: { ...rolledRoll, phase: "resolved", helpers: ["jack"], pending: { mina: "discipline", jack: "madness" },
+      legal: { failures: [], choices: { mina: ["uncheck_fight", "exhaustion_down", "nothing"], jack: ["check_fight", "check_flight"] } } } },
     sheets: { mina: { fight: 1, flight: 0, exhaustion: 2 } },
   });
   conn = fakeConnection(resolved);
@@ -156,119 +178,162 @@ test("DRYH: help, leave, despair, failure consequence, pending choices — bodie
   root = buildPanel(doc, { connection: conn, tokenDoc: tok("jack") });
   assert.deepEqual(options(field(root, "dryh.choose", "choice")), ["check_fight", "check_flight"]);
   field(root, "dryh.choose", "choice").value = "check_flight";
-  click(root, "dryh.choose");
+  submit(root, "dryh.choose");
   assert.deepEqual(conn.sent.at(-1), { type: "dryh.choose", char: "mina", who: "jack", choice: "check_flight" });
-  clickAll(conn, root).forEach(valid);
+  submitAll(conn, root).forEach(valid);
+  // No legal move left (the server lists none): nothing to choose is offered.
+  resolved.game.rolls.mina.legal.choices.jack = [];
+  assert.ok(!ids(buildPanel(doc, { connection: fakeConnection(resolved), tokenDoc: tok("jack") })).includes("dryh.choose"));
 });
 
 test("Pain & Mettle: stabilize as helper, by fiat, kits, strenuous, effort, injuries — bodies match the schema", () => {
-  const env = browser(gm);
+  browser(gm);
   const doc = new FakeDocument();
   const conn = fakeConnection(mettle());
   const root = buildPanel(doc, { connection: conn, tokenDoc: tok("brannoc") });
-  assert.deepEqual(options(field(root, "mettle.stabilize", "patient")), ["ysolde"]);
+  assert.deepEqual(options(field(root, "mettle.stabilize", "char")), ["ysolde"]);
+  assert.deepEqual(options(field(root, "mettle.stabilize", "helper")), ["brannoc"]);
   assert.deepEqual(options(field(root, "mettle.stabilize", "kit")), ["bandages"], "only kits with uses left");
-  click(root, "mettle.stabilize");
-  assert.equal(conn.sent.length, 0, "no TN: nothing sent");
-  assert.deepEqual(env.ui.notifications.messages.at(-1), ["warn", "Vigil: fill in “TN” first."]);
-  assert.equal(field(root, "mettle.stabilize", "tn").getAttribute("aria-invalid"), "true");
-  field(root, "mettle.stabilize", "tn").value = "8";
+  field(root, "mettle.stabilize", "kit").value = "bandages";
+  submit(root, "mettle.stabilize");
+  assert.equal(conn.sent.length, 0, "no discipline: nothing sent");
+  assert.equal(field(root, "mettle.stabilize", "discipline").getAttribute("aria-invalid"), "true");
   field(root, "mettle.stabilize", "discipline").value = "lore";
+  submit(root, "mettle.stabilize");
+  assert.deepEqual(conn.sent.at(-1), { type: "mettle.stabilize", char: "ysolde", helper: "brannoc", discipline: "lore", kit: "bandages" }, "no TN: the table's stabilize_tn (MET-11)");
   field(root, "mettle.stabilize", "lot").value = "crit";
-  click(root, "mettle.stabilize");
+  field(root, "mettle.stabilize", "tn").value = "8";
+  submit(root, "mettle.stabilize");
   assert.deepEqual(conn.sent.at(-1), { type: "mettle.stabilize", char: "ysolde", helper: "brannoc", discipline: "lore", kit: "bandages", tn: 8, lot: "crit" });
-  field(root, "mettle.stabilize", "lot").value = "auto";
+  field(root, "mettle.stabilize", "lot").value = "";
   field(root, "mettle.stabilize", "modifiers").value = "-2";
-  click(root, "mettle.stabilize");
+  submit(root, "mettle.stabilize");
   assert.deepEqual(conn.sent.at(-1), { type: "mettle.stabilize", char: "ysolde", helper: "brannoc", discipline: "lore", kit: "bandages", tn: 8, modifiers: -2 });
 
   field(root, "mettle.stabilize_by_fiat", "means").value = " herbs ";
-  click(root, "mettle.stabilize_by_fiat");
+  submit(root, "mettle.stabilize_by_fiat");
   assert.deepEqual(conn.sent.at(-1), { type: "mettle.stabilize_by_fiat", char: "brannoc", means: "herbs" });
-  field(root, "mettle.kit_set", "kit").value = "rope";
-  field(root, "mettle.kit_set", "uses").value = "3";
-  click(root, "mettle.kit_set");
-  assert.deepEqual(conn.sent.at(-1), { type: "mettle.kit_set", char: "brannoc", kit: "rope", uses: 3 });
   field(root, "mettle.strenuous", "reason").value = "faster_than_stride";
-  click(root, "mettle.strenuous");
+  submit(root, "mettle.strenuous");
   assert.deepEqual(conn.sent.at(-1), { type: "mettle.strenuous", char: "brannoc", reason: "faster_than_stride" });
-  root.querySelector("[name=\"amount\"]").value = "4";
-  click(root, "mettle.effort");
+  field(root, "mettle.effort", "effort").value = "4";
+  submit(root, "mettle.effort");
   assert.deepEqual(conn.sent.at(-1), { type: "mettle.effort", char: "brannoc", effort: 4 });
   field(root, "mettle.injury_add", "label").value = "Broken arm";
-  click(root, "mettle.injury_add");
-  assert.deepEqual(conn.sent.at(-1), { type: "mettle.injury_add", char: "brannoc", penalty: 4, label: "Broken arm" });
+  field(root, "mettle.injury_add", "penalty").value = "4";
+  submit(root, "mettle.injury_add");
+  assert.deepEqual(conn.sent.at(-1), { type: "mettle.injury_add", char: "brannoc", label: "Broken arm", penalty: 4 });
   assert.deepEqual(options(field(root, "mettle.injury_remove", "injury")), ["i1"]);
-  click(root, "mettle.injury_remove");
+  field(root, "mettle.injury_remove", "injury").value = "i1";
+  submit(root, "mettle.injury_remove");
   assert.deepEqual(conn.sent.at(-1), { type: "mettle.injury_remove", char: "brannoc", injury: "i1" });
   conn.sent.forEach(valid);
-  clickAll(conn, root).forEach(valid);
+  submitAll(conn, root).forEach(valid);
 
-  // Nobody dying, or no kit: no stabilize attempt offered.
+  // Nobody dying, or no kit: no stabilize attempt offered; no injury: none to remove.
   const calm = mettle();
   calm.characters.ysolde.badges = ["dying", "stabilized"];
   assert.ok(!ids(buildPanel(doc, { connection: fakeConnection(calm), tokenDoc: tok("brannoc") })).includes("mettle.stabilize"));
-  assert.ok(!ids(buildPanel(doc, { connection: fakeConnection(mettle()), tokenDoc: tok("ysolde") })).includes("mettle.stabilize"));
+  const ysolde = ids(buildPanel(doc, { connection: fakeConnection(mettle()), tokenDoc: tok("ysolde") }));
+  assert.ok(!ysolde.includes("mettle.stabilize") && !ysolde.includes("mettle.injury_remove") && ysolde.includes("mettle.injury_add"));
 });
 
-test("Hursagmu: damage, fall, poison, morning, heal, rest — bodies match the schema", () => {
+test("Hursagmu: damage, fall, poison, heal, rest — bodies match the schema", () => {
   browser(gm);
   const doc = new FakeDocument();
   const conn = fakeConnection(hursagmu());
   const root = buildPanel(doc, { connection: conn, tokenDoc: tok("gil") });
-  root.querySelector("[name=\"amount\"]").value = "3";
-  click(root, "hursagmu.damage");
+  field(root, "hursagmu.damage", "amount").value = "3";
+  submit(root, "hursagmu.damage");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.damage", char: "gil", amount: 3 });
   field(root, "hursagmu.damage", "bonus").value = "2";
-  click(root, "hursagmu.damage");
+  submit(root, "hursagmu.damage");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.damage", char: "gil", amount: 3, bonus: 2 });
   field(root, "hursagmu.fall", "spaces").value = "2.5";
   field(root, "hursagmu.fall", "athlete").checked = true;
-  click(root, "hursagmu.fall");
+  submit(root, "hursagmu.fall");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.fall", char: "gil", spaces: 2.5, athlete: true });
+  for (const [name, v] of [["damage", "1"], ["interval", "60"], ["duration", "600"]]) field(root, "hursagmu.poison", name).value = v;
   field(root, "hursagmu.poison", "kind").value = "drug";
   field(root, "hursagmu.poison", "name").value = "Lotus";
-  click(root, "hursagmu.poison");
+  submit(root, "hursagmu.poison");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.poison", char: "gil", damage: 1, interval: 60, duration: 600, kind: "drug", name: "Lotus" });
-  click(root, "hursagmu.morning");
-  assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.morning", char: "gil" });
-  click(root, "hursagmu.morning_all");
-  assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.morning" });
-  assert.deepEqual(options(field(root, "hursagmu.heal", "healer")), ["", "ur"]);
+  assert.deepEqual(options(field(root, "hursagmu.heal", "healer")), ["ur"], "another character of the table (HUR-11)");
   field(root, "hursagmu.heal", "healer_level").value = "7";
-  click(root, "hursagmu.heal");
+  submit(root, "hursagmu.heal");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.heal", patient: "gil", healer_level: 7 });
+  field(root, "hursagmu.heal", "healer_level").value = "";
   field(root, "hursagmu.heal", "healer").value = "ur";
-  click(root, "hursagmu.heal");
+  submit(root, "hursagmu.heal");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.heal", patient: "gil", healer: "ur" });
-  click(root, "hursagmu.rest");
+  submit(root, "hursagmu.rest");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.rest", char: "gil" });
+  // The table's morning (every character, or one) is a table command.
+  submit(root, "hursagmu.morning");
+  assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.morning" });
   conn.sent.forEach(valid);
-  clickAll(conn, root).forEach(valid);
+  submitAll(conn, root).forEach(valid);
+});
+
+/** States of each game in which every state-dependent offer of the window is made. */
+const everyState = () => ({
+  dryh: [
+    [dryh(), "mina"],
+    [dryh({ rolls: { mina: { phase: "open", helpers: [], pending: {}, legal: { failures: [], choices: {} } } } }), "jack"],
+    [dryh({ rolls: { mina: rolledRoll } }), "mina"],
+    [dryh({ rolls: { mina: { ...rolledRoll, phase: "resolved", pending: { mina: "madness" }, legal: { failures: [], choices: { mina: ["check_fight"] } } } } }), "mina"],
+  ],
+  mettle: [[mettle(), "brannoc"]],
+  hursagmu: [[hursagmu(), "gil"]],
+});
+
+test("the window holds every command of the catalogue a GM or a player may send for a character", () => {
+  browser(gm);
+  const doc = new FakeDocument();
+  for (const [system, cases] of Object.entries(everyState())) {
+    for (const [role, ownOf] of [["gm", () => []], ["player", (me) => [me]]]) {
+      const seen = new Set();
+      for (const [state, me] of cases) {
+        const root = buildPanel(doc, { connection: fakeConnection(state, { role, own: ownOf(me) }), tokenDoc: tok(me) });
+        ids(root).forEach((tag) => seen.add(tag));
+        // Words people read, never keys.
+        assert.ok(!/VIGIL\./.test(root.text), `${system} ${role}: a raw key in ${root.text.match(/\S*VIGIL\.\S*/)?.[0]}`);
+      }
+      const wanted = commandsOf(CATALOGUE, system)
+        .filter((e) => (role === "gm" ? e.senders.gm : e.senders.player && e.scope === "character"))
+        .filter((e) => !ELSEWHERE.includes(e.type))
+        .map((e) => e.type);
+      assert.deepEqual(wanted.filter((tag) => !seen.has(tag)), [], `${system}, ${role}: missing from the window`);
+    }
+  }
 });
 
 test("players are offered exactly what permissions.py lets them send; the GM everything", () => {
   assert.ok(PLAYER_OWN["dryh.help"]?.[0] === "helper" && PLAYER_ANY.includes("dryh.hope_improve"), "parsed permissions.py");
   browser(alice);
   const doc = new FakeDocument();
+  const open = { phase: "open", helpers: [], pending: {}, legal: { failures: [], choices: {} } };
   const cases = [
     [mettle(), "brannoc", ["mettle.shake_off", "mettle.effort", "mettle.stabilize", "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous"]],
     [hursagmu(), "gil", ["hursagmu.rest"]],
-    [dryh(), "jack", ["dryh.declare", "dryh.exhaustion_up", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
-    [dryh({ rolls: { mina: { phase: "open", helpers: [], pending: {} } } }), "jack",
-      ["dryh.declare", "dryh.exhaustion_up", "dryh.help", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
-    [dryh({ rolls: { jack: rolledRoll } }), "jack",
-      ["dryh.declare", "dryh.exhaustion_up", "dryh.roll", "dryh.hope_improve", "dryh.hope_spend", "dryh.recover_discipline"]],
-    [dryh({ rolls: { mina: { ...rolledRoll, phase: "resolved", helpers: ["jack"], pending: { mina: "madness", jack: "madness" } } } }), "jack",
-      ["dryh.declare", "dryh.exhaustion_up", "dryh.roll", "dryh.choose", "dryh.hope_spend", "dryh.recover_discipline"]],
+    [dryh(), "jack", ["dryh.declare", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
+    [dryh({ rolls: { mina: open } }), "jack", ["dryh.declare", "dryh.help", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
+    [dryh({ rolls: { jack: rolledRoll } }), "jack", ["dryh.declare", "dryh.roll", "dryh.hope_improve", "dryh.hope_spend", "dryh.recover_discipline"]],
+    [dryh({ rolls: { mina: { ...rolledRoll, phase: "resolved", helpers: ["jack"], pending: { mina: "madness", jack: "madness" }, legal: { failures: [], choices: { mina: ["check_fight"], jack: ["check_fight", "check_flight"] } } } } }), "jack",
+      ["dryh.declare", "dryh.roll", "dryh.choose", "dryh.hope_spend", "dryh.recover_discipline"]],
   ];
   for (const [state, me, expected] of cases) {
     const conn = fakeConnection(state, { role: "player", own: [me] });
     const root = buildPanel(doc, { connection: conn, tokenDoc: tok(me) });
     assert.deepEqual(ids(root), expected, `${state.system} as ${me}`);
-    for (const body of clickAll(conn, root)) {
+    // A player never sees the GM's inputs (senders.player.gm_only): the stabilize TN is the table's.
+    if (state.system === "mettle") assert.equal(field(root, "mettle.stabilize", "tn"), null);
+    const sent = submitAll(conn, root);
+    assert.ok(sent.length >= expected.length - 1, `${me}: the forms send (${sent.map((b) => b.type)})`);
+    for (const body of sent) {
       valid(body);
       assert.ok(playerMay(body, [me]), `the server would refuse ${JSON.stringify(body)}`);
+      assert.ok(mayAct(CATALOGUE.commands[body.type], { role: "player", own: [me] }, body));
     }
     // The GM sees all of it and more, on any character.
     const gmIds = ids(buildPanel(doc, { connection: fakeConnection(state), tokenDoc: tok(me) }));
@@ -279,30 +344,13 @@ test("players are offered exactly what permissions.py lets them send; the GM eve
   const conn = fakeConnection(rolledMina, { role: "player", own: ["jack"] });
   const root = buildPanel(doc, { connection: conn, tokenDoc: tok("mina") });
   assert.deepEqual(ids(root), ["dryh.hope_improve"]);
-  click(root, "dryh.hope_improve");
+  submit(root, "dryh.hope_improve");
+  assert.deepEqual(conn.sent.at(-1), { type: "dryh.hope_improve", char: "mina" });
   assert.ok(playerMay(conn.sent.at(-1), ["jack"]));
   assert.equal(wantsButton(conn, tok("mina")), true);
   assert.equal(wantsButton(fakeConnection(dryh(), { role: "player", own: ["jack"] }), tok("mina")), false);
-  assert.deepEqual(offeredFor(rolledMina, "mina", { role: "player", ownCharacters: [] }), [], "a player with no character");
-  assert.deepEqual(offeredFor(rolledMina, "mina", { role: "spectator", ownCharacters: ["mina"] }), []);
-});
-
-test("every label the controls build at run time is in en.json", () => {
-  const ctx = { state: dryh({ options: { failure_consequences: true }, rolls: { x: { success: false } } }), char: "x", role: "gm", own: false };
-  const keys = TABLE_ACTIONS.map((a) => `VIGIL.Action.${a.id}`);
-  for (const system of ["dryh", "mettle", "hursagmu"]) {
-    for (const a of actionsFor(system, { role: "gm" })) {
-      keys.push(`VIGIL.Action.${a.id}`);
-      for (const f of a.fields ?? []) {
-        keys.push(`VIGIL.Field.${f.name}`);
-        if (f.empty) keys.push(f.empty);
-        keys.push(...optionsOf({ ...f, filter: null }, ctx).map(([, k]) => k));
-      }
-    }
-  }
-  assert.ok(keys.length > 100);
-  assert.deepEqual(keys.filter((k) => typeof lang[k] !== "string"), []);
-  assert.equal(fieldsOf(actionsFor("dryh", { role: "gm" }).find((a) => a.id === "dryh.resolve"), ctx).length, 1);
+  assert.deepEqual(characterOffers(CATALOGUE, rolledMina, "mina", { role: "player", own: [] }), [], "a player with no character");
+  assert.deepEqual(characterOffers(CATALOGUE, rolledMina, "mina", { role: "spectator", own: ["mina"] }), []);
 });
 
 test("a rebuilt window keeps what the user typed and picked", () => {
@@ -312,18 +360,18 @@ test("a rebuilt window keeps what the user typed and picked", () => {
   const old = buildPanel(doc, { connection: conn, tokenDoc: tok("brannoc") });
   field(old, "mettle.stabilize", "tn").value = "9";
   field(old, "mettle.stabilize", "discipline").value = "intuition";
-  old.querySelector("[name=\"amount\"]").value = "5";
+  field(old, "mettle.pain", "amount").value = "5";
   const fresh = buildPanel(doc, { connection: conn, tokenDoc: tok("brannoc") });
   const focus = carryInputs(old, fresh, field(old, "mettle.stabilize", "tn"));
   assert.equal(field(fresh, "mettle.stabilize", "tn").value, "9");
   assert.equal(field(fresh, "mettle.stabilize", "discipline").value, "intuition");
-  assert.equal(fresh.querySelector("[name=\"amount\"]").value, "5");
+  assert.equal(field(fresh, "mettle.pain", "amount").value, "5");
   assert.equal(focus, field(fresh, "mettle.stabilize", "tn"));
   // A pick whose value left the state falls back to what the state offers.
-  field(old, "mettle.stabilize", "patient").value = "gone";
+  field(old, "mettle.stabilize", "char").value = "gone";
   const again = buildPanel(doc, { connection: conn, tokenDoc: tok("brannoc") });
   carryInputs(old, again, null);
-  assert.equal(field(again, "mettle.stabilize", "patient").value, "ysolde");
+  assert.equal(field(again, "mettle.stabilize", "char").value, "ysolde");
 });
 
 // ---------------------------------------------------------------- real server
@@ -346,7 +394,7 @@ async function moduleConnection(env, url, token) {
   return conn;
 }
 
-/** Click a window control as `env`'s user; resolve once the command's patch is in every connection's state. */
+/** Submit a window form as `env`'s user; resolve once the command's patch is in every connection's state. */
 async function press(env, conn, tokenDoc, id, setup = () => {}, everyone = [conn]) {
   install(env);
   const sent = [];
@@ -354,7 +402,8 @@ async function press(env, conn, tokenDoc, id, setup = () => {}, everyone = [conn
   const root = buildPanel(new FakeDocument(), { connection: spy, tokenDoc });
   assert.ok(ids(root).includes(id), `${id} offered (offered: ${ids(root).join(", ")})`);
   setup(root);
-  click(root, id);
+  submit(root, id);
+  assert.equal(sent.length, 1, `${id} sent (${form(root, id).text})`);
   const { rev } = await sent[0];
   const deadline = Date.now() + 10_000;
   while (everyone.some((c) => c.client.rev < rev)) {
@@ -382,14 +431,15 @@ test("a DRYH roll through the window against a real server: help → roll → de
 
   await press(gmEnv, g, null, "dryh.session_start", () => {}, both);
   assert.equal(g.state.game.despair, 2, "one per player character");
-  await press(gmEnv, g, tok("mina"), "dryh.open", (root) => { root.querySelector("[name=\"amount\"]").value = "2"; }, both);
-  await press(playerEnv, p, tok("jack"), "dryh.help", (root) => { field(root, "dryh.help", "owner").value = "mina"; }, both);
+  await press(gmEnv, g, tok("mina"), "dryh.open", (root) => { field(root, "dryh.open", "pain").value = "2"; }, both);
+  await press(playerEnv, p, tok("jack"), "dryh.help", (root) => { field(root, "dryh.help", "char").value = "mina"; }, both);
   assert.deepEqual(g.state.game.rolls.mina.helpers, ["jack"]);
-  await press(gmEnv, g, tok("mina"), "dryh.declare", (root) => { root.querySelector("[name=\"amount\"]").value = "1"; }, both);
+  await press(gmEnv, g, tok("mina"), "dryh.declare", (root) => { field(root, "dryh.declare", "madness").value = "1"; }, both);
   // The window's roll body with the GM's manual faces (discipline 1 2 3,
   // madness 5, pain 4 4, Jack's 1 2 3): madness dominates, a success.
   install(gmEnv);
-  const roll = actionsFor("dryh", { role: "gm" }).find((a) => a.id === "dryh.roll").body("mina");
+  const { body: roll } = readForm(form(buildPanel(new FakeDocument(), { connection: g, tokenDoc: tok("mina") }), "dryh.roll"));
+  assert.deepEqual(roll, { type: "dryh.roll", char: "mina" });
   const { rev } = await g.send({ ...roll, faces: [1, 2, 3, 5, 4, 4, 1, 2, 3] });
   while (p.client.rev < rev || g.client.rev < rev) await new Promise((r) => setTimeout(r, 10));
   assert.equal(g.state.game.rolls.mina.dominant, "madness");
@@ -399,11 +449,12 @@ test("a DRYH roll through the window against a real server: help → roll → de
   assert.equal(g.state.game.hope, 1, "the despair coin became hope");
   await press(playerEnv, p, tok("mina"), "dryh.hope_improve", () => {}, both);
   assert.equal(g.state.game.hope, 0);
-  await press(gmEnv, g, tok("mina"), "dryh.resolve", (root) => assert.equal(form(root, "dryh.resolve"), null, "a success: no failure consequence"), both);
+  await press(gmEnv, g, tok("mina"), "dryh.resolve", (root) => assert.equal(field(root, "dryh.resolve", "failure"), null, "a success: no failure consequence"), both);
   assert.deepEqual(g.state.game.rolls.mina.pending, { mina: "madness", jack: "madness" });
 
   await press(playerEnv, p, tok("jack"), "dryh.choose", (root) => {
     assert.deepEqual(options(field(root, "dryh.choose", "choice")), ["check_fight", "check_flight"]);
+    field(root, "dryh.choose", "choice").value = "check_fight";
   }, both);
   await press(gmEnv, g, tok("mina"), "dryh.choose", (root) => { field(root, "dryh.choose", "choice").value = "check_flight"; }, both);
   assert.deepEqual(g.state.game.rolls, {}, "every choice made: the roll closed");

@@ -404,3 +404,21 @@ test("every command of every game of the generated catalogue builds for the GM a
   }
   assert.ok(built > 100, `${built} forms`);
 });
+
+test("ctx.values prefills fields and ctx.choices narrows enum, character and ref fields (state-dependent offers)", () => {
+  // The window's character as the helper, the patient among the dying only,
+  // kits with uses left only (core/offers.js computes such lists).
+  const f = form("trial.stabilize", { char: null, values: { helper: "alys" }, choices: { char: ["alys"], kit: ["rope"] } });
+  assert.deepEqual(options(q(f, "char")).map(([v]) => v).filter(Boolean), ["alys"]);
+  assert.equal(q(f, "helper").value, "alys", "values win over the subject prefill");
+  assert.deepEqual(options(q(f, "kit")).map(([v]) => v).filter(Boolean), ["rope"], "herbs narrowed away");
+  set(f, "char", "alys");
+  set(f, "kit", "rope");
+  assert.deepEqual(readForm(f).body, { type: "trial.stabilize", char: "alys", helper: "alys", kit: "rope" });
+  // An enum narrowed: only the listed choices, in the catalogue's order.
+  const p = form("trial.pain", { choices: { lot: ["fail", "crit"] } });
+  assert.deepEqual(options(q(p, "lot")).map(([v]) => v), ["", "crit", "fail"]);
+  // A ref that may name a new thing keeps "New…".
+  const k = form("trial.kit_set", { choices: { kit: [] } });
+  assert.equal(options(q(k, "kit")).length, 1);
+});

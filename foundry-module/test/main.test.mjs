@@ -1,17 +1,21 @@
 /**
- * main.js itself, in a GM's browser of a fake world (fakes/world.mjs) on
- * v12- and v13-shaped Foundry, against a real `vigil serve`: init → ready →
- * connect (the GM's pasted token) → link a token → its overlay drawn → a
- * player's browser receives its own player token, which the real server
- * accepts for that player's character only.
+ * main.js itself, in a fake world (fakes/world.mjs) on v12- and v13-shaped
+ * Foundry, against a real `vigil serve`. As the GM: init → ready → connect
+ * (the GM's pasted token) → link a token → its overlay drawn → a player's
+ * browser receives its own player token, which the real server accepts for
+ * that player's character only. As a PLAYER on an origin that is not a
+ * secure context: init → ready → its token delivered by the active GM's
+ * client → connected as that player → the overlay of its character drawn,
+ * and its window offering only its own commands.
  */
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { registerSettings, storedToken, MODULE_ID } from "../scripts/settings.js";
 import { TokenDelivery } from "../scripts/token-delivery.js";
-import { linkCommand } from "../scripts/controls/panel.js";
+import { linkCommand, buildPanel } from "../scripts/controls/panel.js";
 import { VigilClient } from "../scripts/core/client.js";
+import { CATALOGUE } from "../scripts/core/catalogue.js";
 import { FakeWorld } from "./fakes/world.mjs";
 import { FakeToken, fakeCanvas, FakeApplicationV2 } from "./fakes/foundry.mjs";
 import { PIXI } from "./fakes/pixi.mjs";
@@ -86,6 +90,76 @@ for (const version of [12, 13]) {
       vigil.delivery?.stop();
       vigil.connection?.stop();
       for (const k of GLOBALS) delete globalThis[k];
+    }
+  });
+}
+
+/** A GM's module connection stand-in over a real VigilClient (the GM's
+ * browser runs only its TokenDelivery here; main.js runs as the player). */
+function gmConnection(url, token) {
+  const client = new VigilClient({ url, token, clientName: "node-test-gm" });
+  const conn = new EventTarget();
+  Object.defineProperties(conn, { client: { value: client }, state: { get: () => client.state }, status: { get: () => client.status } });
+  conn.send = (body) => client.send(body);
+  conn.start = () => {};
+  conn.stop = () => client.close();
+  client.addEventListener("state", (e) => conn.dispatchEvent(new CustomEvent("state", { detail: e.detail })));
+  client.connect();
+  return conn;
+}
+
+for (const version of [12, 13]) {
+  test(`main.js as a PLAYER on v${version}, not a secure context: its token delivered, connected, its overlay and only its commands`, { skip, timeout: 90_000 }, async () => {
+    server ??= await new VigilServer().start();
+    const actors = [{ id: "actB", name: "Brannoc", testUserPermission: (u, level) => level === "OWNER" && u.id === "u-alice" }];
+    const world = new FakeWorld({ id: `world-player-v${version}`, users: USERS, lang, actors });
+    // The active GM's browser: the world's server URL, a Vigil connection, token delivery.
+    const gm = world.browser("gm1", { version });
+    registerSettings(() => {}, gm.game);
+    await gm.game.settings.set(MODULE_ID, "serverUrl", server.wsUrl);
+    const gmConn = gmConnection(server.wsUrl, server.gmToken);
+    const gmDelivery = new TokenDelivery(gmConn, gm);
+    const token = new FakeToken({ id: "tokB", actorId: "actB", name: "Brannoc" });
+    const savedCrypto = Object.getOwnPropertyDescriptor(globalThis, "crypto");
+    let vigil = null;
+    try {
+      await until(() => gmConn.status === "connected" && gmConn.state, "the GM's connection");
+      await gmConn.send(linkCommand("brannoc", token.document));
+      gmDelivery.registerQueries();
+      await gmDelivery.start();
+
+      // Alice's browser runs main.js: its globals, and crypto without subtle.
+      const alice = world.browser("u-alice", { version, secure: false, origin: "http://foundry.test:30000" });
+      Object.assign(globalThis, {
+        Hooks: alice.Hooks, game: alice.game, ui: alice.ui, CONFIG: alice.CONFIG, canvas: fakeCanvas([token]), PIXI,
+        foundry: { applications: { api: { ApplicationV2: FakeApplicationV2 } } }, document: new FakeDocument(),
+      });
+      Object.defineProperty(globalThis, "crypto", { value: alice.crypto, configurable: true, writable: true });
+      assert.equal(globalThis.crypto.subtle, undefined, "an insecure origin has no crypto.subtle");
+      ({ vigil } = await import(`../scripts/main.js?player-v${version}`));
+      alice.Hooks.callAll("init");
+      alice.Hooks.callAll("ready");
+      assert.equal(storedToken(alice.game), "", "no token yet: nothing pasted, nothing to copy");
+      await until(() => storedToken(alice.game), "Alice's delivered token");
+      await until(() => vigil.connection.status === "connected" && vigil.connection.state, "Alice's connection");
+      assert.equal(vigil.connection.client.role, "player");
+      assert.deepEqual(vigil.connection.client.ownCharacters, ["brannoc"]);
+      assert.ok(alice.ui.notifications.messages.some(([, m]) => m === lang["VIGIL.Notify.TokenReceived"]), "told once it arrived");
+      // Her character's overlay on her canvas.
+      alice.Hooks.callAll("drawToken", token);
+      await until(() => token.getChildByName("vigil-overlay"), "Brannoc's overlay in Alice's browser");
+      // Her window: Brannoc's commands a player may send (mettle: shake off, effort, rest…), none of the GM's.
+      const root = buildPanel(new FakeDocument(), { connection: vigil.connection, tokenDoc: token.document });
+      const tags = root.querySelectorAll("form").map((f) => f.getAttribute("data-command"));
+      assert.ok(tags.length > 0 && tags.every((tag) => CATALOGUE.commands[tag].senders.player), tags.join(", "));
+      assert.ok(!tags.includes("mettle.pain") && !tags.some((tag) => tag.startsWith("clock.")));
+    } finally {
+      vigil?.delivery?.stop();
+      vigil?.connection?.stop();
+      gmDelivery.stop();
+      gmConn.stop();
+      for (const k of GLOBALS) delete globalThis[k];
+      Object.defineProperty(globalThis, "crypto", savedCrypto);
     }
   });
 }

@@ -9,8 +9,9 @@ that canvas/WebGL drawing works without a GPU.
 Fixtures:
 - ``chromium_browser``: one launched browser per test.
 - ``browser_page``: a fresh page (own context, 1280×800) in that browser;
-  its console errors and uncaught exceptions are collected in
-  ``page.vigil_errors`` so that a test can assert the page ran cleanly.
+  its console errors, uncaught exceptions and unhandled promise rejections
+  are collected in ``page.vigil_errors`` so that a test can assert the page
+  ran cleanly.
 - ``new_page``: a factory for more pages (each its own context) when a
   test needs several viewers at once (a GM and a spectator).
 
@@ -25,7 +26,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
 CHROMIUM = os.environ.get("VIGIL_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -43,6 +44,31 @@ WAIT_MS = 15_000
 expect.set_options(timeout=WAIT_MS)
 
 NewPage = Callable[..., Awaitable[Page]]
+
+# Playwright's "pageerror" is documented for uncaught exceptions, not for
+# promises rejected with no handler; this init script runs before any page
+# script, in every frame of the context, and reports each such rejection as
+# a console error, so that ``page.vigil_errors == []`` catches it (the
+# module and the pages leave no promise rejected unhandled).
+UNHANDLED_REJECTION = """
+addEventListener("unhandledrejection", (ev) => {
+  const r = ev.reason;
+  const text = r && r.stack ? r.stack : (r && r.message) || String(r);
+  console.error("unhandledrejection: " + text);
+});
+"""
+
+
+async def watched_page(context: BrowserContext) -> Page:
+    """A new page of `context` whose console errors, uncaught exceptions and
+    unhandled rejections are collected in ``page.vigil_errors``."""
+    await context.add_init_script(UNHANDLED_REJECTION)
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+    page.vigil_errors = errors  # type: ignore[attr-defined]
+    return page
 
 
 @pytest.fixture
@@ -64,12 +90,7 @@ async def new_page(chromium_browser: Browser) -> AsyncIterator[NewPage]:
     async def make(width: int = 1280, height: int = 800) -> Page:
         context = await chromium_browser.new_context(viewport={"width": width, "height": height})
         contexts.append(context)
-        page = await context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
-        page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
-        page.vigil_errors = errors  # type: ignore[attr-defined]
-        return page
+        return await watched_page(context)
 
     yield make
     for context in contexts:

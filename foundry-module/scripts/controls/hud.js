@@ -7,7 +7,8 @@
 import { characterForToken } from "../overlay/model.js";
 import { t } from "../settings.js";
 import { openPanel } from "./panel.js";
-import { offeredFor } from "./actions.js";
+import { CATALOGUE } from "../core/catalogue.js";
+import { characterOffers } from "../core/offers.js";
 
 export function hudRoot(html) {
   if (!html) return null;
@@ -24,7 +25,8 @@ export function wantsButton(connection, tokenDoc) {
   if (client.role === "gm") return true;
   const char = characterForToken(connection.state, tokenDoc);
   if (!char) return false;
-  return client.ownCharacters.includes(char) || offeredFor(connection.state, char, client).length > 0;
+  const viewer = { role: client.role, own: client.ownCharacters ?? [] };
+  return client.ownCharacters.includes(char) || characterOffers(CATALOGUE, connection.state, char, viewer).length > 0;
 }
 
 export function installHud(connection, Hooks = globalThis.Hooks, open = openPanel) {

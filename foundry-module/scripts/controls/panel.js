@@ -1,13 +1,28 @@
 /**
  * The small Vigil window (ApplicationV2, present in Foundry v12 and v13):
- * commands for one character, the table clock and combat for the GM, and
+ * for one character, every command of the command catalogue this user may
+ * send for it now, each as the typed form of the shared form builder
+ * (core/forms.js), chosen by core/offers.js (the catalogue's senders, and
+ * what the state allows: an open roll to join, a pending choice with the
+ * legal moves the server lists); for the GM, the table's commands too; and
  * linking an unlinked token. Built with DOM calls rather than a template so
  * that nothing user-supplied is ever parsed as HTML.
  */
 
-import { offeredFor, tableActionsFor, fieldsOf, optionsOf } from "./actions.js";
+import { CATALOGUE } from "../core/catalogue.js";
+import { buildForm } from "../core/forms.js";
+import { characterOffers, tableOffers } from "../core/offers.js";
 import { characterForToken } from "../overlay/model.js";
-import { t } from "../settings.js";
+import { errorText } from "../connection.js";
+import { t, tOrNull } from "../settings.js";
+
+/**
+ * Table commands the window leaves to other places: tokens are minted and
+ * revoked by the module's token delivery (token-delivery.js); a character
+ * is created from a token's actor below; exporting (a download) and
+ * rotating the key belong to the dashboard, next to the table's links.
+ */
+export const ELSEWHERE = ["token.mint", "token.list", "token.revoke", "character.create", "table.export", "table.rotate_key"];
 
 /** A Vigil character id from a Foundry name: lowercase, [a-z0-9_-], ≤ 48. */
 export function slugId(name, taken = {}) {
@@ -41,45 +56,26 @@ function el(doc, tag, attrs = {}, text = null) {
   return e;
 }
 
-/**
- * One input of an action's field, inside its label (so screen readers and
- * clicks on the text find it). `data-key` names it across re-renders.
- */
-function fieldInput(doc, actionId, f, ctx) {
-  const label = el(doc, "label", { class: "vigil-field" }, t(`VIGIL.Field.${f.name}`));
-  const key = `${actionId}.${f.name}`;
-  let input;
-  if (f.kind === "select" || f.kind === "pick") {
-    input = el(doc, "select", { name: f.name, "data-key": key });
-    if (f.empty) input.appendChild(el(doc, "option", { value: "" }, t(f.empty)));
-    const options = f.kind === "pick" ? f.choices(ctx) : optionsOf(f, ctx).map(([value, k]) => [value, t(k)]);
-    for (const [value, text] of options) input.appendChild(el(doc, "option", { value }, text));
-  } else if (f.kind === "check") {
-    input = el(doc, "input", { type: "checkbox", name: f.name, "data-key": key });
-  } else if (f.kind === "text") {
-    input = el(doc, "input", { type: "text", name: f.name, "data-key": key, maxlength: String(f.maxlength ?? 64) });
-  } else {
-    input = el(doc, "input", { type: "number", name: f.name, "data-key": key, step: f.step ?? "1" });
-    if (f.min !== undefined) input.setAttribute("min", String(f.min));
-    if (f.max !== undefined) input.setAttribute("max", String(f.max));
-    if (f.value !== undefined) input.setAttribute("value", String(f.value));
-  }
-  label.appendChild(input);
-  return { f, label, input };
+/** The form of one offer, its ids stable across re-renders (carryInputs). */
+function offerForm(doc, connection, offer) {
+  const client = connection.client;
+  return buildForm(offer.entry, {
+    catalogue: CATALOGUE,
+    game: connection.state?.system,
+    state: connection.state,
+    role: client?.role,
+    own: client?.ownCharacters ?? [],
+    char: offer.char,
+    values: offer.values,
+    choices: offer.choices,
+    t: (key, params) => tOrNull(key, params),
+    doc,
+    idPrefix: `vigil-panel-${offer.entry.type.replace(/\W+/g, "-")}`,
+    // A refusal is shown in the form (and as a notification by connection.send).
+    onSubmit: (body) => connection.send(body),
+    errorText,
+  });
 }
-
-/** A field's value as the action's body expects it (null when empty). */
-function readField({ f, input }) {
-  if (f.kind === "check") return Boolean(input.checked);
-  if (f.kind === "text") return String(input.value ?? "").trim();
-  if (f.kind === "number") {
-    const n = input.value === "" ? NaN : Number(input.value);
-    return Number.isFinite(n) ? n : null;
-  }
-  return input.value || null;
-}
-
-const isRequired = (f) => f.required || (f.kind === "pick" && !f.empty);
 
 /** Build the window's content for a token (pure DOM, testable with a fake document). */
 export function buildPanel(doc, { connection, tokenDoc }) {
@@ -104,58 +100,18 @@ export function buildPanel(doc, { connection, tokenDoc }) {
     }
   }
 
+  const viewer = { role, own: client?.ownCharacters ?? [] };
   if (charId) {
-    const ownCharacters = client?.ownCharacters ?? [];
-    const ctx = { state, char: charId, role, own: ownCharacters.includes(charId) };
-    const actions = offeredFor(state, charId, { role, ownCharacters });
-    const amount = el(doc, "input", { type: "number", name: "amount", "data-key": "amount", value: "1", min: "0", max: "30" });
-    const label = el(doc, "label", {}, t("VIGIL.Panel.Amount"));
-    label.appendChild(amount);
-    if (actions.some((a) => a.amount)) root.appendChild(label);
-    const box = el(doc, "div", { class: "vigil-actions" });
-    for (const a of actions) {
-      const text = t(`VIGIL.Action.${a.id}`);
-      const b = el(doc, "button", { type: "button", "data-action": a.id }, text);
-      const inputs = fieldsOf(a, ctx).map((f) => fieldInput(doc, a.id, f, ctx));
-      b.addEventListener("click", () => {
-        const values = {};
-        for (const i of inputs) {
-          values[i.f.name] = readField(i);
-          const missing = isRequired(i.f) && (values[i.f.name] === null || values[i.f.name] === "");
-          i.input.setAttribute("aria-invalid", String(missing));
-          if (missing) {
-            globalThis.ui?.notifications?.warn(t("VIGIL.Panel.Missing", { field: t(`VIGIL.Field.${i.f.name}`) }));
-            i.input.focus?.();
-            return;
-          }
-        }
-        run(a.body(charId, Math.max(0, Number(amount.value) || 0), values, ctx));
-      });
-      if (!inputs.length) {
-        box.appendChild(b);
-        continue;
-      }
-      const form = el(doc, "div", { class: "vigil-form", role: "group", "aria-label": text, "data-form": a.id });
-      for (const i of inputs) form.appendChild(i.label);
-      form.appendChild(b);
-      box.appendChild(form);
-    }
+    const box = el(doc, "section", { class: "vigil-actions", "aria-label": state.characters[charId].name });
+    for (const offer of characterOffers(CATALOGUE, state, charId, viewer)) box.appendChild(offerForm(doc, connection, offer));
     root.appendChild(box);
   }
 
   if (role === "gm") {
-    const box = el(doc, "div", { class: "vigil-actions vigil-table" });
-    box.appendChild(el(doc, "h4", {}, `${t("VIGIL.Panel.Clock")} / ${t("VIGIL.Panel.Combat")}`));
-    let heading = false;
-    for (const a of tableActionsFor(state?.system)) {
-      if (a.system && !heading) {
-        box.appendChild(el(doc, "h4", {}, t("VIGIL.Panel.Table")));
-        heading = true;
-      }
-      const b = el(doc, "button", { type: "button", "data-action": a.id }, t(`VIGIL.Action.${a.id}`));
-      b.addEventListener("click", () => run(a.body()));
-      box.appendChild(b);
-    }
+    const box = el(doc, "section", { class: "vigil-actions vigil-table", "aria-label": t("VIGIL.Panel.Table") });
+    box.appendChild(el(doc, "h4", {}, t("VIGIL.Panel.Table")));
+    const values = { "clock.follow": { world_time: globalThis.game?.time?.worldTime ?? 0 } };
+    for (const offer of tableOffers(CATALOGUE, state, viewer, { skip: ELSEWHERE, values })) box.appendChild(offerForm(doc, connection, offer));
     root.appendChild(box);
   }
   return root;
@@ -167,10 +123,11 @@ export function buildPanel(doc, { connection, tokenDoc }) {
  * stands for `active` (to be focused once `to` is in the document).
  */
 export function carryInputs(from, to, active = globalThis.document?.activeElement) {
-  const fresh = new Map([...to.querySelectorAll("[data-key]")].map((i) => [i.getAttribute("data-key"), i]));
+  const controls = (root) => ["input", "select"].flatMap((tag) => [...root.querySelectorAll(`${tag}[id]`)]);
+  const fresh = new Map(controls(to).map((i) => [i.getAttribute("id"), i]));
   let focus = null;
-  for (const old of from.querySelectorAll("[data-key]")) {
-    const input = fresh.get(old.getAttribute("data-key"));
+  for (const old of controls(from)) {
+    const input = fresh.get(old.getAttribute("id"));
     if (!input || input.tagName !== old.tagName) continue;
     if (old === active) focus = input;
     if (input.tagName === "SELECT" && ![...input.querySelectorAll("option")].some((o) => o.getAttribute("value") === old.value)) continue;

@@ -16,6 +16,12 @@
  *               state.characters[id] = {name, sheet, …}, state.options, state.settings, state.game
  *  - char       the character the form acts on: prefilled into the command's
  *               subject field (char, else patient, else who, else its first character field)
+ *  - values     {field name: value}: initial values of top-level fields (they
+ *               win over `char`), e.g. a window's character as a stabilize's helper
+ *  - choices    {field name: [value, …]}: a top-level enum, character or ref
+ *               field offers only these (state-dependent offers such as the
+ *               legal moves of the view: state.game.rolls[c].legal); the
+ *               server still checks every command
  *  - role       "gm" | "player" | "operator"; a player is not shown gm_only fields
  *               and picks only its own characters in the fields it must own
  *  - own        a player's own character ids (VigilClient.ownCharacters)
@@ -54,6 +60,15 @@ const NEW_VALUE = "\u0000new";
 
 /** Preferred subject fields, in order: the character a form acts on. */
 const SUBJECT_FIELDS = ["char", "patient", "who"];
+
+/** `list` ([value, label, raw]) narrowed to ctx.choices[path] (raw values),
+ * when the viewer's context narrows that top-level field; a ref's "New…"
+ * entry stays. */
+function narrowed(b, path, list) {
+  const allowed = b.ctx.choices?.[path];
+  if (!Array.isArray(allowed)) return list;
+  return list.filter((c) => c[0] === NEW_VALUE || allowed.includes(c[2]));
+}
 
 // The form's own words are lang/en.json's VIGIL.Form.<name> and
 // VIGIL.FormError.<code> (the module's game.i18n and the pages' loaded
@@ -556,7 +571,7 @@ function selectNode(b, field, path, init, label, choices, { empty = null } = {})
 }
 
 function enumNode(b, field, path, init, label) {
-  const choices = (field.choices ?? []).map((v) => [String(v), choiceLabel(field, v, b.t), v]);
+  const choices = narrowed(b, path, (field.choices ?? []).map((v) => [String(v), choiceLabel(field, v, b.t), v]));
   const hasDefault = field.default !== undefined && field.default !== null && (field.choices ?? []).includes(field.default);
   const empty = field.nullable || (!field.required && !hasDefault) ? emptyLabel(b, field) : null;
   const start = init !== undefined ? init : field.default;
@@ -564,7 +579,7 @@ function enumNode(b, field, path, init, label) {
 }
 
 function characterNode(b, field, path, init, label) {
-  const choices = characterChoices(b.entry, field, b.ctx).map(([id, name]) => [id, name, id]);
+  const choices = narrowed(b, path, characterChoices(b.entry, field, b.ctx).map(([id, name]) => [id, name, id]));
   const empty = field.nullable || !field.required ? emptyLabel(b, field) : null;
   // A player who may name only one character names it without choosing.
   const only = choices.length === 1 && field.required ? choices[0][0] : "";
@@ -622,7 +637,7 @@ function refNode(b, field, path, init, label) {
     if (fresh) yield* fresh.all();
   };
   node.refresh = () => {
-    const list = choicesFor(owner());
+    const list = narrowed(b, path, choicesFor(owner()));
     const want = node.control.value;
     if (fresh) list.push([NEW_VALUE, word(b.t, "newEntry"), NEW_VALUE]);
     node.setChoices(list, fresh && list.length === 1 && want === "" ? NEW_VALUE : want);
@@ -1140,7 +1155,7 @@ export function buildForm(entry, ctx = {}) {
     const claimed = new Set(fields.filter((g) => g.type === "per_game" && g.shape === "correctable").map((g) => (g.name === "field" ? "value" : "field")));
     for (const f of fields) {
       if (claimed.has(f.name)) continue;
-      const init = f === subject && ctx.char ? ctx.char : undefined;
+      const init = ctx.values && Object.hasOwn(ctx.values, f.name) ? ctx.values[f.name] : f === subject && ctx.char ? ctx.char : undefined;
       const node = buildField(b, f, f.name, init);
       if (f.type === "character") b.charNodes[f.name] = node;
       if (f.name === gameFrom) b.gameNode = node;

@@ -203,7 +203,9 @@ export class FakeWorld {
     const world = this;
     // v12 has no CONFIG.queries nor User#query [wiki-sockets: "the v13 feature"].
     if (version < 13) for (const u of users) u.query = undefined;
-    b.crypto = secure ? globalThis.crypto : { getRandomValues: (a) => globalThis.crypto.getRandomValues(a) };
+    // The real crypto, taken now: the page's own globalThis.crypto may be this one.
+    const real = globalThis.crypto;
+    b.crypto = secure ? real : { getRandomValues: (a) => real.getRandomValues(a) };
     this.browsers.push(b);
     return b;
   }
