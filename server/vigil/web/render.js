@@ -221,7 +221,7 @@ export function diceByPool(dice, dominant = null, names = {}) {
       h(
         "div",
         { class: `pool-row pool-${pool} ${dominant === pool ? "dominant" : ""}`, dataset: { pool } },
-        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, POOLS[pool].letter), t(poolKey(pool)), dominant === pool ? h("strong", { class: "dominates" }, " ★ dominates") : null),
+        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, POOLS[pool].letter), h("span", { class: "pool-word" }, t(poolKey(pool))), dominant === pool ? h("strong", { class: "dominates" }, " ★ dominates") : null),
         h("span", { class: "dice" }, faces.length ? faces.map((f) => die("dryh", pool, f)) : h("span", { class: "none" }, "—")),
       ),
     );
@@ -231,7 +231,7 @@ export function diceByPool(dice, dominant = null, names = {}) {
       h(
         "div",
         { class: "pool-row pool-helpers", dataset: { pool: `helper:${helper}` } },
-        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, HELPER.letter), `${names[helper] ?? helper} helps`),
+        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, HELPER.letter), h("span", { class: "pool-word" }, `${names[helper] ?? helper} helps`)),
         h("span", { class: "dice" }, faces.map((f) => die("dryh", "helpers", f))),
       ),
     );

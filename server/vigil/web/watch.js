@@ -2,8 +2,30 @@
  * The spectator page: a read-only, live view of a table's public state,
  * usable as an OBS browser source.
  *
- * Layouts (fragment `layout=…` or query `?overlay=1&compact=1`):
- *   full (default) · compact · overlay (transparent, large type) · overlay-compact.
+ * Layouts, chosen in the URL fragment (`#token=…&layout=lower-third`; the
+ * token leaves the address bar, the rest stays) or the query:
+ *   full (default)   the whole table: coins, rolls, a card per character
+ *   compact          one line per character
+ *   overlay          full on a transparent background (OBS), large type
+ *   overlay-compact  compact on a transparent background
+ *   lower-third      a transparent band along the bottom: the current roll
+ *                    and a chip per character with its key numbers
+ *   corner           a transparent card in a corner (`corner=top-right`,
+ *                    top-left, bottom-left, bottom-right)
+ *   character        one character's name plate (`char=<id>`; without it,
+ *                    the first character)
+ *   roll             the current roll alone (DRYH: the open roll, pool by
+ *                    pool; the other games: the newest check's dice)
+ * Other parameters: `char=<id>,<id>` keeps only those characters (any
+ * layout); `cycle=<seconds>` pages through the characters that do not fit
+ * instead of ending with "+N more". The query forms `?overlay=1` and
+ * `?compact=1` of earlier versions still work. The page follows changes to
+ * the fragment without a reload (a stream deck can switch layouts).
+ *
+ * Whatever the layout, the page never scrolls: characters are drawn in
+ * order until the next one would not fit, and the rest are counted in a
+ * "+N more" marker (or paged through with `cycle`). At widths of 1600 px
+ * and more, and in every transparent layout, no text is below 24 px.
  *
  * It draws only what the server sent to this spectator connection (the
  * public view), has no controls, and leaves reconnecting and resuming to
@@ -12,24 +34,70 @@
  */
 
 import { VigilClient } from "/client/core/client.js";
-import { STATUS_WORDS, errorSentence, formatGameTime, h, loadCatalogue, swap, takeToken, wsUrl } from "./common.js";
-import { badge, characterCard, countdown, diceByPool, phaseTrack, reading, tick } from "./render.js";
+import { badgeKey, badgeLook, badgeShortKey, counterKey, counters, rattleMeter } from "/client/core/display.js";
+import { STATUS_WORDS, errorSentence, eventSentence, formatGameTime, h, loadCatalogue, swap, t, takeToken, wsUrl } from "./common.js";
+import { characterCard, countdown, die, diceByPool, phaseTrack, reading, tick } from "./render.js";
 
 const TOKEN_KEY = "vigil.watch.token";
 const $ = (id) => document.getElementById(id);
 
-let client = null;
-let lastRoll = null; // the newest resolved roll from the public history (DRYH)
-let historyTimer = null;
+/** Every layout, with how it draws a character and whether it is transparent. */
+const LAYOUTS = Object.freeze({
+  full: { draw: "card", overlay: false },
+  compact: { draw: "row", overlay: false },
+  overlay: { draw: "card", overlay: true },
+  "overlay-compact": { draw: "row", overlay: true },
+  "lower-third": { draw: "chip", overlay: true },
+  corner: { draw: "row", overlay: true },
+  character: { draw: "plate", overlay: true },
+  roll: { draw: null, overlay: true },
+});
+const CORNERS = ["top-right", "top-left", "bottom-left", "bottom-right"];
+/** How long one pool of a DRYH roll waits for the one before it (seconds). */
+const POOL_REVEAL_S = 0.7;
 
-function layoutOf(params, query) {
-  let layout = params.get("layout") ?? query.get("layout") ?? "full";
+let client = null;
+let lastRoll = null; // the newest resolved roll or check from the public history
+let historyTimer = null;
+let view = readView();
+/** The "+N more" marker, kept after the characters (outside what a redraw replaces). */
+const more = h("div", { id: "watch-more", class: "watch-more", role: "note", hidden: true });
+let pageStart = 0; // the first character shown when paging (`cycle`)
+let cycleTimer = null;
+const firstSeen = new Map(); // roll dice signature -> performance.now() when first drawn
+
+/** The layout and its parameters from the fragment and the query. */
+function readView() {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+  const query = new URLSearchParams(location.search);
+  const get = (key) => params.get(key) ?? query.get(key);
+  let layout = get("layout") ?? "full";
   if (query.get("overlay") === "1" && !layout.startsWith("overlay")) layout = layout === "compact" ? "overlay-compact" : "overlay";
   if (query.get("compact") === "1" && !layout.endsWith("compact")) layout = layout === "overlay" ? "overlay-compact" : "compact";
-  return {
-    overlay: layout.startsWith("overlay"),
-    compact: layout.endsWith("compact"),
-  };
+  if (!(layout in LAYOUTS)) layout = "full";
+  const chars = (get("char") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const cycle = Number(get("cycle") ?? 0);
+  const corner = CORNERS.includes(get("corner")) ? get("corner") : "top-right";
+  return { layout, ...LAYOUTS[layout], chars, cycle: Number.isFinite(cycle) && cycle > 0 ? cycle : 0, corner };
+}
+
+function applyView() {
+  const body = document.body;
+  for (const name of Object.keys(LAYOUTS)) body.classList.toggle(`layout-${name}`, view.layout === name);
+  for (const c of CORNERS) body.classList.toggle(`corner-${c}`, view.layout === "corner" && view.corner === c);
+  body.classList.toggle("overlay", view.overlay);
+  body.classList.toggle("compact", view.draw === "row");
+  body.dataset.layout = view.layout;
+  bigType();
+  clearInterval(cycleTimer);
+  cycleTimer = null;
+  pageStart = 0;
+  if (view.cycle) cycleTimer = setInterval(nextPage, view.cycle * 1000);
+}
+
+/** Large type (every text ≥ 24 px) on wide screens and in every overlay. */
+function bigType() {
+  document.body.classList.toggle("big", view.overlay || window.innerWidth >= 1600);
 }
 
 function showStatus(status) {
@@ -42,27 +110,153 @@ function names(state) {
   return Object.fromEntries(Object.entries(state.characters).map(([id, ch]) => [id, ch.name]));
 }
 
-/** A one-line character for the compact layouts: name, badges, countdowns. */
-function characterRow(id, ch) {
+/** A badge with its short word (never a letter alone): the compact layouts' badge. */
+function shortBadge(name) {
+  const b = badgeLook(name);
+  return h(
+    "span",
+    { class: `badge tone-${b.tone}`, title: t(badgeKey(name)), dataset: { badge: name } },
+    h("span", { class: `shape shape-${b.shape}`, "aria-hidden": "true" }, h("span", { class: "letter" }, b.letter)),
+    h("span", { class: "badge-label" }, t(badgeShortKey(name))),
+  );
+}
+
+/**
+ * A character's key numbers in words, for the compact layouts: the game's
+ * counters (core/display.js), Pain & Mettle's rattle falling with the clock,
+ * DRYH's fight/flight responses checked. Nothing when the sheet is withheld.
+ */
+function keyNumbers(system, ch) {
+  if (!ch.sheet) return null;
+  const items = counters(system, ch.sheet).map((c) => keyNumber(c.key, c.value));
+  const rattle = rattleMeter(system, ch);
+  if (rattle) {
+    const el = keyNumber("rattle", rattle.value);
+    const zero = ch.derived?.rattle_zero_at;
+    if (zero !== null && zero !== undefined) el.dataset.zeroAt = String(zero);
+    items.push(el);
+  }
+  if (system === "mettle") items[0]?.querySelector(".key-value").append(` / ${ch.sheet.mettle}`);
+  return items.length ? h("span", { class: "key-numbers" }, items) : null;
+}
+
+function keyNumber(key, value) {
+  return h(
+    "span",
+    { class: "key-number", dataset: { stat: key } },
+    h("span", { class: "key-word" }, t(counterKey(key))),
+    " ",
+    h("span", { class: "stat-value key-value" }, String(value)),
+  );
+}
+
+/** One line per character (compact, overlay-compact, corner). */
+function characterRow(system, id, ch) {
   return h(
     "div",
     { class: `row-char ${ch.badges?.length ? `has-${ch.badges[0]}` : ""}`, dataset: { char: id } },
     h("span", { class: "row-name" }, ch.name),
-    h("span", { class: "badges" }, (ch.badges ?? []).map(badge)),
+    keyNumbers(system, ch),
+    h("span", { class: "badges" }, (ch.badges ?? []).map(shortBadge)),
     (ch.countdowns ?? []).map(countdown),
   );
 }
 
+/** A character chip for the lower third: name, key numbers, badges, countdowns. */
+function characterChip(system, id, ch) {
+  return h(
+    "div",
+    { class: `chip ${ch.badges?.length ? `has-${ch.badges[0]}` : ""}`, dataset: { char: id } },
+    h("span", { class: "chip-name" }, ch.name),
+    keyNumbers(system, ch),
+    ch.badges?.length ? h("span", { class: "badges" }, ch.badges.map(shortBadge)) : null,
+    (ch.countdowns ?? []).map(countdown),
+  );
+}
+
+/** One character's name plate: the full card in large type. */
+function characterPlate(system, id, ch) {
+  const card = characterCard(system, id, ch);
+  card.classList.add("plate");
+  return card;
+}
+
+const DRAW = { card: characterCard, row: characterRow, chip: characterChip, plate: characterPlate };
+
+/**
+ * A DRYH roll's pools, revealed one by one the first time its dice are
+ * drawn (a pre/roll/post reveal as OBS overlays do it). A redraw in the
+ * middle of the reveal continues it (negative delays), it never restarts.
+ */
+function revealed(pools, signature) {
+  if (!pools) return pools;
+  const now = performance.now();
+  if (!firstSeen.has(signature)) firstSeen.set(signature, now);
+  const elapsed = (now - firstSeen.get(signature)) / 1000;
+  const rows = [...pools.querySelectorAll(".pool-row")];
+  if (elapsed > rows.length * POOL_REVEAL_S + 1) return pools;
+  rows.forEach((row, i) => {
+    row.classList.add("reveal");
+    row.style.animationDelay = `${i * POOL_REVEAL_S - elapsed}s`;
+  });
+  return pools;
+}
+
 function rollView(state, char, roll) {
   const who = names(state);
+  const pools = roll.dice ? revealed(diceByPool(roll.dice, roll.dominant, who), `${char}|${JSON.stringify(roll.dice)}`) : null;
   return h(
     "section",
     { class: `roll phase-${roll.phase}`, dataset: { roll: char, phase: roll.phase } },
-    h("header", { class: "roll-head" }, h("h2", {}, `${who[char] ?? char}'s roll`), phaseTrack(roll.phase)),
-    roll.helpers?.length ? h("p", { class: "muted" }, `Helped by ${roll.helpers.map((x) => who[x] ?? x).join(", ")}`) : null,
-    diceByPool(roll.dice, roll.dominant, who),
+    h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.roll", { name: who[char] ?? char })), phaseTrack(roll.phase)),
+    roll.helpers?.length ? h("p", { class: "muted" }, t("VIGIL.Watch.helpedBy", { names: roll.helpers.map((x) => who[x] ?? x).join(", ") })) : null,
+    pools,
     reading(roll),
   );
+}
+
+/** The newest resolved roll or check, after it closed: viewers still see it. */
+function lastRollView(state) {
+  if (!lastRoll) return null;
+  const who = names(state);
+  if (lastRoll.kind === "dryh") {
+    const roll = lastRoll.params;
+    return h(
+      "section",
+      { class: "roll last-roll", dataset: { roll: roll.protagonist, phase: "done" } },
+      h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.lastRoll", { name: who[roll.protagonist] ?? roll.protagonist }))),
+      revealed(diceByPool(roll.dice, roll.dominant, who), `${roll.protagonist}|${JSON.stringify(roll.dice)}`),
+      reading(roll),
+    );
+  }
+  const ev = lastRoll.event;
+  const faces = Array.isArray(ev.params?.faces) ? ev.params.faces : [];
+  return h(
+    "section",
+    { class: "roll last-roll check", dataset: { roll: ev.char ?? "", phase: "done" } },
+    faces.length ? h("span", { class: "dice" }, faces.map((f) => die(state.system, "plain", f))) : null,
+    h("p", { class: "reading" }, eventSentence(ev, who)),
+  );
+}
+
+/** The rolls to draw: DRYH's open rolls (or the last one), else the newest check. */
+function rollsOf(state) {
+  const rolls = Object.entries(state.game?.rolls ?? {})
+    .filter(([char]) => !view.chars.length || view.chars.includes(char))
+    .map(([char, roll]) => rollView(state, char, roll));
+  if (!rolls.length) {
+    const last = lastRollView(state);
+    if (last) rolls.push(last);
+  }
+  return view.layout === "roll" || view.layout === "lower-third" ? rolls.slice(0, 1) : rolls;
+}
+
+/** The characters this layout shows, in the table's order. */
+function shownCharacters(state) {
+  const all = Object.entries(state.characters);
+  if (view.chars.length) return all.filter(([id]) => view.chars.includes(id));
+  if (view.layout === "character") return all.slice(0, 1);
+  return all;
 }
 
 function render() {
@@ -71,43 +265,115 @@ function render() {
   document.title = `${state.name} — Vigil`;
   $("watch-title").textContent = state.name;
   const c = state.clock;
-  $("watch-combat").textContent = c.in_combat ? `⚔ Round ${c.round}` : "";
+  $("watch-combat").textContent = c.in_combat ? t("VIGIL.Watch.round", { round: c.round }) : "";
   const dryh = state.system === "dryh";
-  $("watch-coins").hidden = !dryh;
+  const coins = dryh && view.layout !== "roll" && view.layout !== "character";
+  $("watch-coins").hidden = !coins;
   if (dryh) {
     $("watch-hope").textContent = String(state.game.hope ?? 0);
     $("watch-despair").textContent = String(state.game.despair ?? 0);
-    const rolls = Object.entries(state.game.rolls ?? {}).map(([char, roll]) => rollView(state, char, roll));
-    if (!rolls.length && lastRoll) {
-      rolls.push(
-        h(
-          "section",
-          { class: "roll last-roll", dataset: { roll: lastRoll.protagonist, phase: "done" } },
-          h("header", { class: "roll-head" }, h("h2", {}, `Last roll: ${names(state)[lastRoll.protagonist] ?? lastRoll.protagonist}`)),
-          diceByPool(lastRoll.dice, lastRoll.dominant, names(state)),
-          reading(lastRoll),
-        ),
-      );
-    }
-    swap($("watch-rolls"), rolls);
   }
-  const compact = document.body.classList.contains("compact");
-  const chars = Object.entries(state.characters).map(([id, ch]) => (compact ? characterRow(id, ch) : characterCard(state.system, id, ch)));
-  swap($("watch-characters"), chars);
+  swap($("watch-rolls"), view.layout === "character" || view.layout === "corner" ? [] : rollsOf(state));
+  tighten($("watch-rolls"));
+  const draw = view.draw ? DRAW[view.draw] : null;
+  const shown = draw ? shownCharacters(state) : [];
+  const box = $("watch-characters");
+  swap(box, shown.map(([id, ch]) => draw(state.system, id, ch)));
+  if (view.layout === "character" && !shown.length) {
+    box.append(h("p", { class: "watch-note" }, t("VIGIL.Watch.noCharacter", { id: view.chars.join(", ") })));
+  }
+  box.append(more);
   tick(document.body, client.gameNow());
+  fit(box, more);
   document.body.dataset.rev = String(client.rev); // drawn up to this rev (tests wait on it)
 }
 
-/** The newest resolved roll in the public history, so viewers still see it after it closes. */
+/**
+ * Show characters from `pageStart` on while they fit in their box and the
+ * screen; count the rest in the "+N more" marker (or, with `cycle`, say
+ * which of them this page shows). Measured after drawing, so it holds for
+ * any names, any number of badges and any screen.
+ */
+function fit(box, more) {
+  const items = [...box.children].filter((el) => el.dataset.char);
+  more.hidden = true;
+  delete box.dataset.shownTo;
+  // Only a screen that is watched, not read, is fitted; a phone scrolls.
+  if (!items.length || !document.body.classList.contains("big")) return;
+  if (pageStart >= items.length) pageStart = 0;
+  items.forEach((el, i) => {
+    el.hidden = i < pageStart;
+  });
+  const fits = (el) => {
+    const r = el.getBoundingClientRect();
+    const b = box.getBoundingClientRect();
+    const inside = (lo, x, hi) => x >= lo - 0.5 && x <= hi + 0.5;
+    return (
+      inside(Math.max(b.top, 0), r.top, Math.min(b.bottom, window.innerHeight)) &&
+      inside(Math.max(b.top, 0), r.bottom, Math.min(b.bottom, window.innerHeight)) &&
+      inside(Math.max(b.left, 0), r.left, Math.min(b.right, window.innerWidth)) &&
+      inside(Math.max(b.left, 0), r.right, Math.min(b.right, window.innerWidth))
+    );
+  };
+  let last = items.length;
+  for (let i = pageStart; i < items.length; i += 1) {
+    if (!fits(items[i])) {
+      last = i;
+      break;
+    }
+  }
+  for (let i = last; i < items.length; i += 1) items[i].hidden = true;
+  if (last === items.length && pageStart === 0) return;
+  more.hidden = false;
+  // The marker takes room too: give it the place of the last shown ones until it fits.
+  for (;;) {
+    more.textContent = view.cycle
+      ? t("VIGIL.Watch.page", { from: pageStart + 1, to: last, total: items.length })
+      : t("VIGIL.Watch.more", { n: items.length - last + pageStart });
+    if (fits(more) || last <= pageStart + 1) break;
+    last -= 1;
+    items[last].hidden = true;
+  }
+  box.dataset.shownTo = String(last);
+}
+
+/**
+ * A roll taller than its place (the lower third, a short screen) drops its
+ * words for the pools' letters, the phase track and the helpers line,
+ * rather than being cut off.
+ */
+function tighten(rolls) {
+  if (!document.body.classList.contains("big")) return;
+  for (const roll of rolls.querySelectorAll(".roll")) {
+    if (rolls.scrollHeight > rolls.clientHeight + 1 || roll.scrollWidth > roll.clientWidth + 1) roll.classList.add("tight");
+  }
+}
+
+/** With `cycle`: the next page starts at the first character not shown. */
+function nextPage() {
+  const box = $("watch-characters");
+  const to = Number(box.dataset.shownTo ?? 0);
+  const total = [...box.children].filter((el) => el.dataset.char).length;
+  pageStart = to && to < total ? to : 0;
+  render();
+}
+
+/** The newest resolved roll (DRYH) or check (the others) in the public history. */
 async function refreshLastRoll() {
-  if (client?.state?.system !== "dryh" || client.status !== "connected") return;
+  if (!client?.state || client.status !== "connected") return;
   try {
-    const page = await client.history({ before: null, limit: 20 });
+    const page = await client.history({ before: null, limit: 50 });
+    lastRoll = null;
     for (const entry of page.entries) {
       if (entry.undone) continue;
-      const ev = entry.events.find((e) => e.code === "roll_resolved" && e.params?.dice);
-      if (ev) {
-        lastRoll = { ...ev.params, protagonist: ev.params.protagonist ?? ev.char };
+      const dryh = entry.events.find((e) => e.code === "roll_resolved" && e.params?.dice);
+      if (dryh) {
+        lastRoll = { kind: "dryh", params: { ...dryh.params, protagonist: dryh.params.protagonist ?? dryh.char } };
+        break;
+      }
+      const check = entry.events.find((e) => e.params && "total" in e.params);
+      if (check) {
+        lastRoll = { kind: "check", event: check };
         break;
       }
     }
@@ -119,13 +385,21 @@ async function refreshLastRoll() {
 
 async function main() {
   await loadCatalogue();
-  const { token, params, query } = takeToken(TOKEN_KEY);
-  const layout = layoutOf(params, query);
-  document.body.classList.toggle("overlay", layout.overlay);
-  document.body.classList.toggle("compact", layout.compact);
+  const { token } = takeToken(TOKEN_KEY);
+  view = readView();
+  applyView();
+  window.addEventListener("hashchange", () => {
+    view = readView();
+    applyView();
+    render();
+  });
+  window.addEventListener("resize", () => {
+    bigType();
+    render();
+  });
   if (!token) {
     $("watch-problem").hidden = false;
-    $("watch-problem").textContent = "This view needs a spectator link from the GM (it carries the access token).";
+    $("watch-problem").textContent = t("VIGIL.Watch.needsLink");
     showStatus("idle");
     return;
   }
@@ -156,7 +430,7 @@ async function main() {
     const now = client.gameNow();
     const text = formatGameTime(now);
     if ($("watch-now").textContent !== text) $("watch-now").textContent = text;
-    tick(document.body, now);
+    tick(document.body, now); // countdowns and falling rattle, cards and key numbers alike
   }, 250);
 }
 

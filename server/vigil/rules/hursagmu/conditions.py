@@ -71,7 +71,12 @@ def sync(table: HursagmuTable, ch: Character) -> list[Event]:
     now = table.clock.now
     if final_status(ch) is not None:
         events.extend(
-            Event(code="poison_stopped", at=now, rule="HUR-13", params={"poison": pid})
+            Event(
+                code="poison_stopped",
+                at=now,
+                rule="HUR-13",
+                params={"poison": pid, "called": ch.poisons[pid].called},
+            )
             for pid in sorted(ch.poisons)
         )
         ch.poisons = {}

@@ -48,6 +48,7 @@ def apply_poison(table: HursagmuTable, cmd: ApplyPoison) -> list[Event]:
         "poison": pid,
         "kind": cmd.kind,
         "name": cmd.name,
+        "called": poison.called,
         "damage": cmd.damage,
         "interval": cmd.interval,
         "doses": doses,
@@ -74,7 +75,9 @@ def fire_dose(table: HursagmuTable, char_id: str, pid: str, ctx: Ctx) -> list[Ev
     taken, params = resist(table.options, ch, poison.damage, trait, 0, ctx.dice)
     add(ch, track, taken)
     dose = poison.next_dose
-    params.update(poison=pid, kind=poison.kind, dose=dose, doses=poison.doses, track=track)
+    params.update(
+        poison=pid, called=poison.called, kind=poison.kind, dose=dose, doses=poison.doses, track=track
+    )
     now = table.clock.now
     events = [Event(code="poison_dose", at=now, char=char_id, rule="HUR-13", params=params)]
     if dose >= poison.doses:
@@ -86,7 +89,7 @@ def fire_dose(table: HursagmuTable, char_id: str, pid: str, ctx: Ctx) -> list[Ev
                     at=now,
                     char=char_id,
                     rule="HUR-13",
-                    params={"poison": pid},
+                    params={"poison": pid, "called": poison.called},
                 )
             )
     else:

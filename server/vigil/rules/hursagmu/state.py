@@ -85,6 +85,12 @@ class Poison(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     doses: Annotated[int, msgspec.Meta(ge=1, le=MAX_DOSES)]
     next_dose: Annotated[int, msgspec.Meta(ge=1, le=MAX_DOSES)] = 1
 
+    @property
+    def called(self) -> str:
+        """What people read for this poison: its name, else its kind ("the
+        drug"); never its id (p0001), which is for machines."""
+        return self.name or f"the {self.kind}"
+
     def dose_at(self, k: int) -> float:
         return self.applied_at + k * self.interval
 

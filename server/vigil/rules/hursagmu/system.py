@@ -63,7 +63,9 @@ class HursagmuSystem:
         for cid, ch in t.characters.items():
             for pid, p in ch.poisons.items():
                 if p.next_dose > p.doses:
-                    raise RuleError("bad_poison", char=cid, poison=pid, reason="next_dose > doses")
+                    raise RuleError(
+                        "bad_poison", char=cid, poison=pid, called=p.called, reason="next_dose > doses"
+                    )
             sync(t, ch)
 
     def apply(self, table: Any, cmd: Command, ctx: Ctx) -> list[Event]:

@@ -10,7 +10,7 @@ EVENTS: dict[str, str] = {
         "{char} peers into the dim light ({faces}): {total} against {challenge}; sees: {sees}."
     ),
     "senses_changed": "{char}'s senses change: blind {blind}, deaf {deaf}.",
-    "harmed": "{char} takes {stuns} stuns, {wounds} wounds and {shocks} shocks.",
+    "harmed": "{char} takes harm: stuns {stuns}, wounds {wounds}, shocks {shocks}.",
     "resisted": "{char} resists {amount} damage with {trait}: takes {harm}.",
     "condition_started": "{char} is now {condition}.",
     "condition_ended": "{char} is no longer {condition}.",
@@ -25,10 +25,10 @@ EVENTS: dict[str, str] = {
         "{char}'s rest tonight: wounds +{wound_difficulty}, shocks +{shock_difficulty}, spoiled {spoiled}."
     ),
     "healer_rolled": "A healer tends {char} ({faces}): total {total}.",
-    "poisoned": ("{char} is poisoned ({kind} {poison}): {damage} damage every {interval} s, {doses} doses."),
-    "poison_dose": "A dose of {poison} hits {char}: takes {harm} {track}.",
-    "poison_fought_off": "{char} has fought off {poison}.",
-    "poison_stopped": "{poison} no longer affects {char}.",
+    "poisoned": ("{char} is poisoned by {called}: damage {damage} every {interval}, doses {doses}."),
+    "poison_dose": "A dose of {called} hits {char}: {track} +{harm}.",
+    "poison_fought_off": "{char} has fought off {called}.",
+    "poison_stopped": "{called} no longer has any effect.",
     "fall_harmless": "{char} falls {spaces} spaces without harm.",
     "fall_broken": ("{char} tries to break the fall ({faces}): {total} against {target}, bonus {bonus}."),
 }
@@ -50,7 +50,7 @@ ERRORS: dict[str, str] = {
     "nothing_to_heal": "{char} has no wounds or shocks to heal.",
     "poison_too_short": "A duration of {duration} s gives no dose every {interval} s.",
     "too_many_doses": "{doses} doses is more than the limit of {limit}.",
-    "bad_poison": "Poison {poison} of {char} is inconsistent: {reason}",
+    "bad_poison": "A poison of {char} ({called}) is inconsistent: {reason}",
 }
 
 words.register(EVENTS, ERRORS)
