@@ -314,6 +314,24 @@ const BESPOKE = new Set([
   "table.create", "table.import", "table.list", "table.delete",
 ]);
 
+/**
+ * Commands that answer something waiting on a character, offered to a
+ * player only while it waits (the GM keeps every form; the server refuses
+ * out of turn): HUR-14, a fall the GM declared (the sheet's pending_fall)
+ * is broken or taken by the falling character's player.
+ */
+const WAITING = {
+  "hursagmu.break_fall": (sheet) => sheet?.pending_fall !== null && sheet?.pending_fall !== undefined,
+  "hursagmu.take_fall": (sheet) => sheet?.pending_fall !== null && sheet?.pending_fall !== undefined,
+};
+
+/** What waits on character `ch` for its player's answer, in words (or ""). */
+function waitingSentence(system, ch) {
+  const spaces = ch?.sheet?.pending_fall;
+  if (system !== "hursagmu" || spaces === null || spaces === undefined) return "";
+  return `${ch.name} is falling ${spaces} spaces: break the fall with an athlete roll, or take it.`;
+}
+
 /** Built forms by slot ("act:<tag>", "table:<tag>"), kept across renders. */
 const slots = new Map();
 
@@ -406,8 +424,12 @@ function placeForms(container, prefix, entries, identity, data, extraFor = () =>
 function renderForms(state, selected) {
   const own = new Set(client.ownCharacters ?? []);
   const commands = tableCommands(state.system).filter((e) => !BESPOKE.has(e.type) && mayUse(e));
-  const acting = commands.filter((e) => e.scope === "character");
   const sheet = state.characters[selected] ?? null;
+  const waits = (e) => client.role !== "player" || !WAITING[e.type] || WAITING[e.type](sheet?.sheet);
+  const acting = commands.filter((e) => e.scope === "character" && waits(e));
+  const waiting = waitingSentence(state.system, sheet);
+  $("act-waiting").hidden = !waiting;
+  $("act-waiting").textContent = waiting;
   const identity = JSON.stringify([selected, Object.keys(state.characters).map((id) => [id, state.characters[id].name])]);
   // A player's form acts on its own character only where the command makes
   // that character the subject (a stabilize names the dying one, not the helper).
