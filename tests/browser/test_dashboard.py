@@ -373,6 +373,26 @@ async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerP
     text = await message.text_content()
     assert text and "not_dying" not in text and "{" not in text
 
+    # A toast (an advance of no minutes, past the input's own check) covers
+    # neither the Advance button nor the Corrections form, and lets a click
+    # reach what is under it.
+    await gm.locator("#clock-minutes").fill("0")
+    await gm.locator("#clock-advance").dispatch_event("submit")
+    toast = gm.locator("#messages .message.tone-error")
+    await expect(toast).to_be_visible()
+    box = await toast.bounding_box()
+    for control in (gm.locator("#clock-advance button[type=submit]"), correct):
+        other = await control.bounding_box()
+        assert box and other
+        apart = (
+            box["x"] + box["width"] <= other["x"]
+            or other["x"] + other["width"] <= box["x"]
+            or box["y"] + box["height"] <= other["y"]
+            or other["y"] + other["height"] <= box["y"]
+        )
+        assert apart, (box, other)
+    assert await toast.evaluate("(el) => getComputedStyle(el).pointerEvents") == "none"
+
 
 async def test_keyboard_and_labels(vigil_server: ServerProcess, browser_page: Page) -> None:
     """Every visible control has a label, and a command works by keyboard

@@ -48,7 +48,8 @@ let historyTimer = null;
 
 // ---- messages --------------------------------------------------------------
 
-/** Show a sentence at the top of the page; errors stay until dismissed or 10 s. */
+/** Show a sentence in the corner (vigil.css .messages: clicks pass through
+ * to what lies under it); it goes when dismissed or after 6 s (errors) / 4 s. */
 function say(text, tone = "info") {
   const box = $("messages");
   const note = h(
@@ -59,7 +60,7 @@ function say(text, tone = "info") {
   );
   box.append(note);
   while (box.children.length > 4) box.firstElementChild.remove();
-  setTimeout(() => note.remove(), tone === "error" ? 10000 : 5000);
+  setTimeout(() => note.remove(), tone === "error" ? 6000 : 4000);
 }
 
 /** Send a command; a refusal becomes a readable sentence. Resolves to the ack or null. */
