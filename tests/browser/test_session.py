@@ -99,6 +99,9 @@ async def test_mettle_session_player_shakes_off_rattle_gm_sets_options(
         "player": vigil_server.player_token,
         "spectator": vigil_server.spectator_token,
     }
+    # The banner gives the player's link as a page to open, like the GM's.
+    player_link = vigil_server.banner["Player page (Brannoc)"]
+    assert player_link == f"{vigil_server.url}/#token={tokens['player']}"
     gm, player, watch = await three_pages(vigil_server, new_page, tokens)
     rattle = "[data-char='brannoc'] [data-stat=rattle] .stat-value"
 
