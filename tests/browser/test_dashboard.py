@@ -490,3 +490,26 @@ async def test_hursagmu_forms_harm_poison_and_morning(vigil_server: ServerProces
     await expect(history).to_contain_text("hursagmu.morning")
     await expect(history).to_contain_text(re.compile(r"Juk.*(wound|recover)", re.IGNORECASE))
     assert not [e for e in gm.vigil_errors if "pageerror" in e]
+
+
+async def test_narrow_gm_header_keeps_the_table_name_on_one_line(
+    vigil_server: ServerProcess, new_page
+) -> None:
+    """At 390 px wide a long table name is cut on one line (the full name
+    as its title), not wrapped over the header."""
+    name = "The Long Night Beneath the Seven Sleepless Towers of Ur"
+    created = await ws_command(
+        vigil_server,
+        vigil_server.operator_token,
+        {"type": "table.create", "system": "hursagmu", "name": name, "id": "narrow"},
+    )
+    page = await new_page(390, 844)
+    await open_live(page, f"{vigil_server.url}/#token={created['result']['gm_token']}")
+    title = page.locator("#table-title")
+    await expect(title).to_have_attribute("title", re.compile(re.escape(name)))
+    lines = await title.evaluate(
+        "(el) => el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).fontSize)"
+    )
+    assert lines < 1.6, lines  # one line (line-height ≈ 1.2-1.5 em)
+    header = await page.locator(".topbar").bounding_box()
+    assert header and header["width"] <= 390

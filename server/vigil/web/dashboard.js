@@ -507,6 +507,7 @@ function renderTable() {
   document.body.dataset.rev = String(client.rev); // drawn up to this rev (tests wait on it)
   names = Object.fromEntries(Object.entries(state.characters).map(([id, ch]) => [id, ch.name]));
   $("table-title").textContent = `${state.name} · ${t(`VIGIL.Game.${state.system}`)}`;
+  $("table-title").title = $("table-title").textContent;
   document.title = `${state.name} — Vigil`;
   renderClock(state);
 
