@@ -155,7 +155,16 @@ async def test_dryh_roll_through_every_phase_same_dice_on_spectator(
     link = op.locator("#created-link input.link-field")
     await expect(link).to_have_value(re.compile(r"/#token="))
     gm_url = await link.input_value()
-    await expect(op.locator("tr[data-table='dream']")).to_contain_text("dryh")
+    # Each table's row: its game by name, and its GM link, kept when
+    # another table's link is asked for.
+    dream = op.locator("tr[data-table='dream']")
+    await expect(dream).to_contain_text("Don't Rest Your Head")
+    await expect(dream).not_to_contain_text("dryh")
+    await expect(dream.locator(".table-link input.link-field")).to_have_value(gm_url)
+    demo_row = op.locator("tr[data-table='demo']")
+    await demo_row.get_by_role("button", name="GM link for Demo table").click()
+    await expect(demo_row.locator(".table-link input.link-field")).to_have_value(re.compile(r"/#token="))
+    await expect(dream.locator(".table-link input.link-field")).to_have_value(gm_url)
 
     gm = await new_page(1400, 1000)
     await open_live(gm, gm_url)

@@ -135,7 +135,8 @@ function buildOperator() {
     if ($("new-id").value.trim()) body.id = $("new-id").value.trim();
     const ack = await run(body);
     if (ack) {
-      showLink($("created-link"), ack.result.url, `Table ${ack.result.table} created. Its GM link:`);
+      gmLinks.set(ack.result.table, ack.result.url);
+      showLink($("created-link"), ack.result.url, `Table ${body.name} created. Its GM link:`);
       $("new-name").value = "";
       $("new-id").value = "";
       refreshTables();
@@ -154,56 +155,70 @@ function buildOperator() {
     const ack = await run({ type: "table.import", document: document_ });
     if (ack) {
       say(`Imported as table ${ack.result?.table ?? ""}.`);
-      if (ack.result?.url) showLink($("created-link"), ack.result.url, "Its GM link:");
+      if (ack.result?.url) {
+        gmLinks.set(ack.result.table, ack.result.url);
+        showLink($("created-link"), ack.result.url, "Its GM link:");
+      }
       refreshTables();
     }
   });
   $("refresh-tables").addEventListener("click", refreshTables);
 }
 
+/**
+ * The GM link of each table made in this page (created, imported or asked
+ * for with "GM link"), by table id: the server keeps only token hashes, so
+ * a link is shown when minted and kept in its table's row from then on.
+ */
+const gmLinks = new Map();
+
 async function refreshTables() {
   const ack = await run({ type: "table.list" });
   if (!ack) return;
-  const rows = ack.result.map((t) =>
-    h(
+  const rows = ack.result.map((row) => {
+    const linkCell = h("div", { class: "table-link" });
+    if (gmLinks.has(row.id)) showLink(linkCell, gmLinks.get(row.id), `GM link for ${row.name}:`);
+    return h(
       "tr",
-      { dataset: { table: t.id } },
-      h("td", {}, h("strong", {}, t.name), h("div", { class: "muted" }, t.id)),
-      h("td", {}, t.system),
-      h("td", { class: "num" }, String(t.characters)),
-      h("td", { class: "num" }, String(t.rev)),
-      h("td", {}, t.archived ? "archived" : "active"),
+      { dataset: { table: row.id } },
+      h("td", {}, h("strong", {}, row.name), h("div", { class: "muted" }, row.id), linkCell),
+      h("td", {}, t(`VIGIL.Game.${row.system}`)),
+      h("td", { class: "num" }, String(row.characters)),
+      h("td", { class: "num" }, String(row.rev)),
+      h("td", {}, row.archived ? "archived" : "active"),
       h(
         "td",
         {},
         h(
         "div",
         { class: "row-actions" },
-        h("button", { type: "button", class: "btn small", onclick: () => openAsGm(t) }, "GM link"),
-        h("button", { type: "button", class: "btn small", onclick: () => exportTable(t.id) }, "Export"),
+        h("button", { type: "button", class: "btn small", "aria-label": `GM link for ${row.name}`, onclick: () => openAsGm(row, linkCell) }, "GM link"),
+        h("button", { type: "button", class: "btn small", onclick: () => exportTable(row.id) }, "Export"),
         h(
           "button",
-          { type: "button", class: "btn small", onclick: async () => (await run({ type: "table.archive", archived: !t.archived }, { table: t.id })) && refreshTables() },
-          t.archived ? "Unarchive" : "Archive",
+          { type: "button", class: "btn small", onclick: async () => (await run({ type: "table.archive", archived: !row.archived }, { table: row.id })) && refreshTables() },
+          row.archived ? "Unarchive" : "Archive",
         ),
-        confirmButton(`Delete ${t.name}`, "Delete", async () => (await run({ type: "table.delete", table: t.id })) && refreshTables()),
+        confirmButton(`Delete ${row.name}`, "Delete", async () => (await run({ type: "table.delete", table: row.id })) && refreshTables()),
         ),
       ),
-    ),
-  );
+    );
+  });
   swap($("tables-body"), rows.length ? rows : h("tr", {}, h("td", { colspan: 6, class: "muted" }, "No tables yet.")));
 }
 
-async function openAsGm(t) {
-  const ack = await run({ type: "token.mint", role: "gm", label: "dashboard" }, { table: t.id });
-  if (ack) showLink($("created-link"), ack.result.url, `GM link for ${t.name}:`);
+async function openAsGm(table, cell) {
+  const ack = await run({ type: "token.mint", role: "gm", label: "dashboard" }, { table: table.id });
+  if (!ack) return;
+  gmLinks.set(table.id, ack.result.url);
+  showLink(cell, ack.result.url, `GM link for ${table.name}:`);
 }
 
 async function exportTable(tableId) {
   const ack = await run({ type: "table.export" }, { table: tableId });
   if (!ack) return;
   download(ack.result, `vigil-${tableId}.json`);
-  say(`Exported ${tableId}.`);
+  say("Exported.");
 }
 
 /** Save a JSON document as a file download. */
