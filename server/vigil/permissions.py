@@ -31,9 +31,12 @@ PLAYER_OWN: dict[str, tuple[str, ...]] = {
     "mettle.rest_stop": ("char",),
     "mettle.strenuous": ("char",),
     "mettle.stabilize": ("helper",),
-    # Hursagmu: giving up an action to rest off stuns (HUR-07). A fall stays
-    # the GM's: its command carries the harm (spaces) with the athlete roll.
+    # Hursagmu: giving up an action to rest off stuns (HUR-07); the choice a
+    # fall the GM declared leaves pending: break it with athlete, or take it
+    # (HUR-14; the declaration, which carries the harm, stays the GM's).
     "hursagmu.rest": ("char",),
+    "hursagmu.break_fall": ("char",),
+    "hursagmu.take_fall": ("char",),
 }
 
 # Fields that are the GM's input even in a command a player may send: a

@@ -155,7 +155,16 @@ async def test_dryh_roll_through_every_phase_same_dice_on_spectator(
     link = op.locator("#created-link input.link-field")
     await expect(link).to_have_value(re.compile(r"/#token="))
     gm_url = await link.input_value()
-    await expect(op.locator("tr[data-table='dream']")).to_contain_text("dryh")
+    # Each table's row: its game by name, and its GM link, kept when
+    # another table's link is asked for.
+    dream = op.locator("tr[data-table='dream']")
+    await expect(dream).to_contain_text("Don't Rest Your Head")
+    await expect(dream).not_to_contain_text("dryh")
+    await expect(dream.locator(".table-link input.link-field")).to_have_value(gm_url)
+    demo_row = op.locator("tr[data-table='demo']")
+    await demo_row.get_by_role("button", name="GM link for Demo table").click()
+    await expect(demo_row.locator(".table-link input.link-field")).to_have_value(re.compile(r"/#token="))
+    await expect(dream.locator(".table-link input.link-field")).to_have_value(gm_url)
 
     gm = await new_page(1400, 1000)
     await open_live(gm, gm_url)
@@ -373,6 +382,26 @@ async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerP
     text = await message.text_content()
     assert text and "not_dying" not in text and "{" not in text
 
+    # A toast (an advance of no minutes, past the input's own check) covers
+    # neither the Advance button nor the Corrections form, and lets a click
+    # reach what is under it.
+    await gm.locator("#clock-minutes").fill("0")
+    await gm.locator("#clock-advance").dispatch_event("submit")
+    toast = gm.locator("#messages .message.tone-error")
+    await expect(toast).to_be_visible()
+    box = await toast.bounding_box()
+    for control in (gm.locator("#clock-advance button[type=submit]"), correct):
+        other = await control.bounding_box()
+        assert box and other
+        apart = (
+            box["x"] + box["width"] <= other["x"]
+            or other["x"] + other["width"] <= box["x"]
+            or box["y"] + box["height"] <= other["y"]
+            or other["y"] + other["height"] <= box["y"]
+        )
+        assert apart, (box, other)
+    assert await toast.evaluate("(el) => getComputedStyle(el).pointerEvents") == "none"
+
 
 async def test_keyboard_and_labels(vigil_server: ServerProcess, browser_page: Page) -> None:
     """Every visible control has a label, and a command works by keyboard
@@ -470,3 +499,26 @@ async def test_hursagmu_forms_harm_poison_and_morning(vigil_server: ServerProces
     await expect(history).to_contain_text("hursagmu.morning")
     await expect(history).to_contain_text(re.compile(r"Juk.*(wound|recover)", re.IGNORECASE))
     assert not [e for e in gm.vigil_errors if "pageerror" in e]
+
+
+async def test_narrow_gm_header_keeps_the_table_name_on_one_line(
+    vigil_server: ServerProcess, new_page
+) -> None:
+    """At 390 px wide a long table name is cut on one line (the full name
+    as its title), not wrapped over the header."""
+    name = "The Long Night Beneath the Seven Sleepless Towers of Ur"
+    created = await ws_command(
+        vigil_server,
+        vigil_server.operator_token,
+        {"type": "table.create", "system": "hursagmu", "name": name, "id": "narrow"},
+    )
+    page = await new_page(390, 844)
+    await open_live(page, f"{vigil_server.url}/#token={created['result']['gm_token']}")
+    title = page.locator("#table-title")
+    await expect(title).to_have_attribute("title", re.compile(re.escape(name)))
+    lines = await title.evaluate(
+        "(el) => el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).fontSize)"
+    )
+    assert lines < 1.6, lines  # one line (line-height ≈ 1.2-1.5 em)
+    header = await page.locator(".topbar").bounding_box()
+    assert header and header["width"] <= 390

@@ -99,6 +99,9 @@ async def test_mettle_session_player_shakes_off_rattle_gm_sets_options(
         "player": vigil_server.player_token,
         "spectator": vigil_server.spectator_token,
     }
+    # The banner gives the player's link as a page to open, like the GM's.
+    player_link = vigil_server.banner["Player page (Brannoc)"]
+    assert player_link == f"{vigil_server.url}/#token={tokens['player']}"
     gm, player, watch = await three_pages(vigil_server, new_page, tokens)
     rattle = "[data-char='brannoc'] [data-stat=rattle] .stat-value"
 
@@ -214,7 +217,9 @@ async def test_dryh_session_player_declares_rolls_and_chooses(
     no_page_errors(gm, player, watch)
 
 
-async def test_hursagmu_session_gm_harms_player_rests(vigil_server: ServerProcess, new_page: Any) -> None:
+async def test_hursagmu_session_gm_harms_player_rests_and_takes_a_fall(
+    vigil_server: ServerProcess, new_page: Any
+) -> None:
     """Hursagmu: the GM stuns Juk; Juk's player rests an action from its
     page and reads the roll by the form; the spectator sees the stuns the
     GM's page shows after each step, without a reload."""
@@ -239,6 +244,27 @@ async def test_hursagmu_session_gm_harms_player_rests(vigil_server: ServerProces
     after = str(await gm.evaluate("window.vigil.state.characters.juk.sheet.stuns"))
     await spectator_sees(watch, (stuns, after), f"the player's rest ({after} stuns)", started)
     await expect(card(gm, "juk").locator("[data-stat=stuns] .stat-value")).to_have_text(after)
+
+    # HUR-14: the GM declares a fall; it waits on Juk, and Juk's player
+    # (offered the choice only while it waits) takes it from its page: 20
+    # damage against constitution 6 always wounds (2d6 + 6 ≤ 18).
+    await expect(player.locator("form[data-command='hursagmu.take_fall']")).to_have_count(0)
+    await expect(player.locator("form[data-command='hursagmu.fall']")).to_have_count(0)
+    await act(gm, "hursagmu.fall", spaces="10")
+    await expect(player.locator("#act-waiting")).to_contain_text("Juk is falling 10 spaces")
+    await expect(player.locator("form[data-command='hursagmu.break_fall']")).to_have_count(1)
+    await submit_from(player, "hursagmu.take_fall")
+    await expect(player.locator("form[data-command='hursagmu.take_fall'] .form-result")).to_contain_text(
+        "Juk resists 20 damage"
+    )
+    await expect(player.locator("#act-waiting")).to_be_hidden()
+    wounds = str(await gm.evaluate("window.vigil.state.characters.juk.sheet.wounds"))
+    await spectator_sees(
+        watch,
+        ("[data-char='juk'] [data-stat=wounds] .stat-value", wounds),
+        "the fall taken",
+        time.monotonic(),
+    )
     assert await watch.evaluate("window.__sameDocument") is True
     no_page_errors(gm, player, watch)
 

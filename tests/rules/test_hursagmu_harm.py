@@ -9,6 +9,7 @@ from vigil.rules import engine
 from vigil.rules.commands import Correct, Revive
 from vigil.rules.hursagmu.commands import (
     ApplyPoison,
+    BreakFall,
     Damage,
     Fall,
     Harm,
@@ -18,6 +19,7 @@ from vigil.rules.hursagmu.commands import (
     SeeDim,
     SetRest,
     SetSenses,
+    TakeFall,
     TraitRollCmd,
 )
 from vigil.rules.hursagmu.conditions import conditions
@@ -75,6 +77,8 @@ FINAL_COMMANDS = [
     Heal(patient="c", healer_level=5),
     ApplyPoison(char="c", damage=3, interval=6, duration=60),
     Fall(char="c", spaces=4),
+    BreakFall(char="c"),
+    TakeFall(char="c"),
     SetSenses(char="c", blind=True),
     TraitRollCmd(char="c", trait="lore", target=5, kind="mental"),
     SeeDim(char="c", challenge=3),

@@ -17,6 +17,7 @@ from vigil.rules.commands import AddCharacter, CombatEnd, CombatStart, Command, 
 from vigil.rules.dice import RandomDice
 from vigil.rules.hursagmu.commands import (
     ApplyPoison,
+    BreakFall,
     Damage,
     Fall,
     Harm,
@@ -26,6 +27,7 @@ from vigil.rules.hursagmu.commands import (
     SeeDim,
     SetRest,
     SetSenses,
+    TakeFall,
     TraitRollCmd,
 )
 from vigil.rules.hursagmu.state import HursagmuTable
@@ -100,7 +102,9 @@ command_st: st.SearchStrategy[Command | float] = st.one_of(
     st.builds(Morning, char=st.none() | char_st),
     st.builds(Heal, patient=char_st, healer=st.none() | char_st, healer_level=st.none() | small),
     poison_st,
-    st.builds(Fall, char=char_st, spaces=st.floats(0, 15), athlete=st.booleans()),
+    st.builds(Fall, char=char_st, spaces=st.floats(0, 15)),
+    st.builds(BreakFall, char=char_st),
+    st.builds(TakeFall, char=char_st),
     st.builds(SetSenses, char=char_st, blind=st.none() | st.booleans(), deaf=st.none() | st.booleans()),
     st.builds(
         TraitRollCmd,

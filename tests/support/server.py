@@ -62,7 +62,7 @@ class ServerProcess:
 
     @property
     def player_token(self) -> str:
-        return self.token("Player token (Brannoc)")
+        return self.token("Player page (Brannoc)")
 
     @property
     def operator_token(self) -> str:

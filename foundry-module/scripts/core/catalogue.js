@@ -1038,6 +1038,72 @@ export const CATALOGUE = {
       },
       "type": "dryh.wake"
     },
+    "hursagmu.break_fall": {
+      "fields": [
+        {
+          "label": "VIGIL.Field.char",
+          "max_length": 64,
+          "min_length": 1,
+          "name": "char",
+          "nullable": false,
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
+          "required": true,
+          "type": "character"
+        },
+        {
+          "default": null,
+          "items": {
+            "label": "VIGIL.Field.item",
+            "max": 20,
+            "min": 1,
+            "name": "item",
+            "nullable": false,
+            "required": true,
+            "type": "integer"
+          },
+          "label": "VIGIL.Field.faces",
+          "max_length": 64,
+          "name": "faces",
+          "nullable": true,
+          "required": false,
+          "type": "list"
+        },
+        {
+          "default": null,
+          "items": {
+            "label": "VIGIL.Field.item",
+            "max": 15,
+            "min": 0,
+            "name": "item",
+            "nullable": false,
+            "required": true,
+            "type": "integer"
+          },
+          "label": "VIGIL.Field.lots",
+          "max_length": 16,
+          "name": "lots",
+          "nullable": true,
+          "required": false,
+          "type": "list"
+        }
+      ],
+      "game": "hursagmu",
+      "help": "VIGIL.Command.hursagmu.break_fall.help",
+      "label": "VIGIL.Command.hursagmu.break_fall.label",
+      "scope": "character",
+      "senders": {
+        "gm": true,
+        "operator": false,
+        "player": {
+          "gm_only": {},
+          "own": [
+            "char"
+          ]
+        },
+        "spectator": false
+      },
+      "type": "hursagmu.break_fall"
+    },
     "hursagmu.damage": {
       "fields": [
         {
@@ -1138,14 +1204,6 @@ export const CATALOGUE = {
           "nullable": false,
           "required": true,
           "type": "number"
-        },
-        {
-          "default": false,
-          "label": "VIGIL.Field.athlete",
-          "name": "athlete",
-          "nullable": false,
-          "required": false,
-          "type": "boolean"
         },
         {
           "default": null,
@@ -1764,6 +1822,72 @@ export const CATALOGUE = {
         "spectator": false
       },
       "type": "hursagmu.senses"
+    },
+    "hursagmu.take_fall": {
+      "fields": [
+        {
+          "label": "VIGIL.Field.char",
+          "max_length": 64,
+          "min_length": 1,
+          "name": "char",
+          "nullable": false,
+          "pattern": "^(?!.*\\n)[A-Za-z0-9_.:-]+$",
+          "required": true,
+          "type": "character"
+        },
+        {
+          "default": null,
+          "items": {
+            "label": "VIGIL.Field.item",
+            "max": 20,
+            "min": 1,
+            "name": "item",
+            "nullable": false,
+            "required": true,
+            "type": "integer"
+          },
+          "label": "VIGIL.Field.faces",
+          "max_length": 64,
+          "name": "faces",
+          "nullable": true,
+          "required": false,
+          "type": "list"
+        },
+        {
+          "default": null,
+          "items": {
+            "label": "VIGIL.Field.item",
+            "max": 15,
+            "min": 0,
+            "name": "item",
+            "nullable": false,
+            "required": true,
+            "type": "integer"
+          },
+          "label": "VIGIL.Field.lots",
+          "max_length": 16,
+          "name": "lots",
+          "nullable": true,
+          "required": false,
+          "type": "list"
+        }
+      ],
+      "game": "hursagmu",
+      "help": "VIGIL.Command.hursagmu.take_fall.help",
+      "label": "VIGIL.Command.hursagmu.take_fall.label",
+      "scope": "character",
+      "senders": {
+        "gm": true,
+        "operator": false,
+        "player": {
+          "gm_only": {},
+          "own": [
+            "char"
+          ]
+        },
+        "spectator": false
+      },
+      "type": "hursagmu.take_fall"
     },
     "hursagmu.trait_roll": {
       "fields": [
@@ -5221,6 +5345,8 @@ export const CATALOGUE = {
         "hursagmu.heal",
         "hursagmu.poison",
         "hursagmu.fall",
+        "hursagmu.break_fall",
+        "hursagmu.take_fall",
         "hursagmu.senses",
         "character.remove",
         "correct",
@@ -5805,6 +5931,20 @@ export const CATALOGUE = {
             "type": "number"
           },
           "path": "rest_next_at"
+        },
+        {
+          "char": true,
+          "field": {
+            "default": null,
+            "label": "VIGIL.Field.pending_fall",
+            "max": 10000,
+            "min": 0,
+            "name": "pending_fall",
+            "nullable": true,
+            "required": false,
+            "type": "number"
+          },
+          "path": "pending_fall"
         }
       ],
       "label": "VIGIL.Game.hursagmu",
@@ -6129,6 +6269,16 @@ export const CATALOGUE = {
           "label": "VIGIL.Field.rest_next_at",
           "min": 0,
           "name": "rest_next_at",
+          "nullable": true,
+          "required": false,
+          "type": "number"
+        },
+        {
+          "default": null,
+          "label": "VIGIL.Field.pending_fall",
+          "max": 10000,
+          "min": 0,
+          "name": "pending_fall",
           "nullable": true,
           "required": false,
           "type": "number"

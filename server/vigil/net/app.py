@@ -79,7 +79,7 @@ async def create_demo(hub: Hub) -> dict[str, tuple[str, str]]:
     return {
         "GM dashboard": ("gm", gm_token),
         "Spectator view": ("spectator", spectator),
-        "Player token (Brannoc)": ("player", player),
+        "Player page (Brannoc)": ("player", player),
     }
 
 
@@ -132,7 +132,7 @@ async def run(config: Config, on_ready: Callable[[Hub, Server], None] | None = N
         f"Foundry module: paste {config.base_url}/foundry/module.json into Foundry's Install Module dialog"
     )
     for label, (role, token) in hub.demo_tokens.items():
-        lines.append(f"{label}: {config.page_url(role, token) if role != 'player' else token}")
+        lines.append(f"{label}: {config.page_url(role, token)}")
     lines.append(f"Operator token: {hub.operator_token()}")
     lines.append("More tokens: vigil token --table ID --role gm|player|spectator [--chars a,b]")
     print("\n".join(lines), file=sys.stdout, flush=True)

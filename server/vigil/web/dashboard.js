@@ -48,7 +48,8 @@ let historyTimer = null;
 
 // ---- messages --------------------------------------------------------------
 
-/** Show a sentence at the top of the page; errors stay until dismissed or 10 s. */
+/** Show a sentence in the corner (vigil.css .messages: clicks pass through
+ * to what lies under it); it goes when dismissed or after 6 s (errors) / 4 s. */
 function say(text, tone = "info") {
   const box = $("messages");
   const note = h(
@@ -59,7 +60,7 @@ function say(text, tone = "info") {
   );
   box.append(note);
   while (box.children.length > 4) box.firstElementChild.remove();
-  setTimeout(() => note.remove(), tone === "error" ? 10000 : 5000);
+  setTimeout(() => note.remove(), tone === "error" ? 6000 : 4000);
 }
 
 /** Send a command; a refusal becomes a readable sentence. Resolves to the ack or null. */
@@ -134,7 +135,8 @@ function buildOperator() {
     if ($("new-id").value.trim()) body.id = $("new-id").value.trim();
     const ack = await run(body);
     if (ack) {
-      showLink($("created-link"), ack.result.url, `Table ${ack.result.table} created. Its GM link:`);
+      gmLinks.set(ack.result.table, ack.result.url);
+      showLink($("created-link"), ack.result.url, `Table ${body.name} created. Its GM link:`);
       $("new-name").value = "";
       $("new-id").value = "";
       refreshTables();
@@ -153,56 +155,70 @@ function buildOperator() {
     const ack = await run({ type: "table.import", document: document_ });
     if (ack) {
       say(`Imported as table ${ack.result?.table ?? ""}.`);
-      if (ack.result?.url) showLink($("created-link"), ack.result.url, "Its GM link:");
+      if (ack.result?.url) {
+        gmLinks.set(ack.result.table, ack.result.url);
+        showLink($("created-link"), ack.result.url, "Its GM link:");
+      }
       refreshTables();
     }
   });
   $("refresh-tables").addEventListener("click", refreshTables);
 }
 
+/**
+ * The GM link of each table made in this page (created, imported or asked
+ * for with "GM link"), by table id: the server keeps only token hashes, so
+ * a link is shown when minted and kept in its table's row from then on.
+ */
+const gmLinks = new Map();
+
 async function refreshTables() {
   const ack = await run({ type: "table.list" });
   if (!ack) return;
-  const rows = ack.result.map((t) =>
-    h(
+  const rows = ack.result.map((row) => {
+    const linkCell = h("div", { class: "table-link" });
+    if (gmLinks.has(row.id)) showLink(linkCell, gmLinks.get(row.id), `GM link for ${row.name}:`);
+    return h(
       "tr",
-      { dataset: { table: t.id } },
-      h("td", {}, h("strong", {}, t.name), h("div", { class: "muted" }, t.id)),
-      h("td", {}, t.system),
-      h("td", { class: "num" }, String(t.characters)),
-      h("td", { class: "num" }, String(t.rev)),
-      h("td", {}, t.archived ? "archived" : "active"),
+      { dataset: { table: row.id } },
+      h("td", {}, h("strong", {}, row.name), h("div", { class: "muted" }, row.id), linkCell),
+      h("td", {}, t(`VIGIL.Game.${row.system}`)),
+      h("td", { class: "num" }, String(row.characters)),
+      h("td", { class: "num" }, String(row.rev)),
+      h("td", {}, row.archived ? "archived" : "active"),
       h(
         "td",
         {},
         h(
         "div",
         { class: "row-actions" },
-        h("button", { type: "button", class: "btn small", onclick: () => openAsGm(t) }, "GM link"),
-        h("button", { type: "button", class: "btn small", onclick: () => exportTable(t.id) }, "Export"),
+        h("button", { type: "button", class: "btn small", "aria-label": `GM link for ${row.name}`, onclick: () => openAsGm(row, linkCell) }, "GM link"),
+        h("button", { type: "button", class: "btn small", onclick: () => exportTable(row.id) }, "Export"),
         h(
           "button",
-          { type: "button", class: "btn small", onclick: async () => (await run({ type: "table.archive", archived: !t.archived }, { table: t.id })) && refreshTables() },
-          t.archived ? "Unarchive" : "Archive",
+          { type: "button", class: "btn small", onclick: async () => (await run({ type: "table.archive", archived: !row.archived }, { table: row.id })) && refreshTables() },
+          row.archived ? "Unarchive" : "Archive",
         ),
-        confirmButton(`Delete ${t.name}`, "Delete", async () => (await run({ type: "table.delete", table: t.id })) && refreshTables()),
+        confirmButton(`Delete ${row.name}`, "Delete", async () => (await run({ type: "table.delete", table: row.id })) && refreshTables()),
         ),
       ),
-    ),
-  );
+    );
+  });
   swap($("tables-body"), rows.length ? rows : h("tr", {}, h("td", { colspan: 6, class: "muted" }, "No tables yet.")));
 }
 
-async function openAsGm(t) {
-  const ack = await run({ type: "token.mint", role: "gm", label: "dashboard" }, { table: t.id });
-  if (ack) showLink($("created-link"), ack.result.url, `GM link for ${t.name}:`);
+async function openAsGm(table, cell) {
+  const ack = await run({ type: "token.mint", role: "gm", label: "dashboard" }, { table: table.id });
+  if (!ack) return;
+  gmLinks.set(table.id, ack.result.url);
+  showLink(cell, ack.result.url, `GM link for ${table.name}:`);
 }
 
 async function exportTable(tableId) {
   const ack = await run({ type: "table.export" }, { table: tableId });
   if (!ack) return;
   download(ack.result, `vigil-${tableId}.json`);
-  say(`Exported ${tableId}.`);
+  say("Exported.");
 }
 
 /** Save a JSON document as a file download. */
@@ -314,6 +330,24 @@ const BESPOKE = new Set([
   "table.create", "table.import", "table.list", "table.delete",
 ]);
 
+/**
+ * Commands that answer something waiting on a character, offered to a
+ * player only while it waits (the GM keeps every form; the server refuses
+ * out of turn): HUR-14, a fall the GM declared (the sheet's pending_fall)
+ * is broken or taken by the falling character's player.
+ */
+const WAITING = {
+  "hursagmu.break_fall": (sheet) => sheet?.pending_fall !== null && sheet?.pending_fall !== undefined,
+  "hursagmu.take_fall": (sheet) => sheet?.pending_fall !== null && sheet?.pending_fall !== undefined,
+};
+
+/** What waits on character `ch` for its player's answer, in words (or ""). */
+function waitingSentence(system, ch) {
+  const spaces = ch?.sheet?.pending_fall;
+  if (system !== "hursagmu" || spaces === null || spaces === undefined) return "";
+  return `${ch.name} is falling ${spaces} spaces: break the fall with an athlete roll, or take it.`;
+}
+
 /** Built forms by slot ("act:<tag>", "table:<tag>"), kept across renders. */
 const slots = new Map();
 
@@ -406,8 +440,12 @@ function placeForms(container, prefix, entries, identity, data, extraFor = () =>
 function renderForms(state, selected) {
   const own = new Set(client.ownCharacters ?? []);
   const commands = tableCommands(state.system).filter((e) => !BESPOKE.has(e.type) && mayUse(e));
-  const acting = commands.filter((e) => e.scope === "character");
   const sheet = state.characters[selected] ?? null;
+  const waits = (e) => client.role !== "player" || !WAITING[e.type] || WAITING[e.type](sheet?.sheet);
+  const acting = commands.filter((e) => e.scope === "character" && waits(e));
+  const waiting = waitingSentence(state.system, sheet);
+  $("act-waiting").hidden = !waiting;
+  $("act-waiting").textContent = waiting;
   const identity = JSON.stringify([selected, Object.keys(state.characters).map((id) => [id, state.characters[id].name])]);
   // A player's form acts on its own character only where the command makes
   // that character the subject (a stabilize names the dying one, not the helper).
@@ -484,6 +522,7 @@ function renderTable() {
   document.body.dataset.rev = String(client.rev); // drawn up to this rev (tests wait on it)
   names = Object.fromEntries(Object.entries(state.characters).map(([id, ch]) => [id, ch.name]));
   $("table-title").textContent = `${state.name} · ${t(`VIGIL.Game.${state.system}`)}`;
+  $("table-title").title = $("table-title").textContent;
   document.title = `${state.name} — Vigil`;
   renderClock(state);
 

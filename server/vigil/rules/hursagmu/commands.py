@@ -113,12 +113,28 @@ class ApplyPoison(Command, kw_only=True, tag="hursagmu.poison"):
 
 
 class Fall(Rolls, kw_only=True, tag="hursagmu.fall"):
-    """HUR-14: a fall of ``spaces`` (partial spaces round down); ``athlete``
-    asks for the roll to break it first."""
+    """HUR-14: the GM declares a fall of ``spaces`` (partial spaces round
+    down). One that can do harm to an awake character waits as its pending
+    fall for ``hursagmu.break_fall`` or ``hursagmu.take_fall``: breaking it
+    is the falling character's roll, so its player makes that choice. An
+    unconscious character cannot roll: its fall lands at once (hence dice)."""
 
     char: CharId
     spaces: Annotated[float, msgspec.Meta(ge=0, le=10_000)]
-    athlete: bool = False
+
+
+class BreakFall(Rolls, kw_only=True, tag="hursagmu.break_fall"):
+    """HUR-14: the falling character rolls athlete against the damage of its
+    pending fall, then resists it with the roll's dx added."""
+
+    char: CharId
+
+
+class TakeFall(Rolls, kw_only=True, tag="hursagmu.take_fall"):
+    """HUR-14: the falling character takes its pending fall without the
+    athlete roll (resisted with constitution alone)."""
+
+    char: CharId
 
 
 class SetSenses(Command, kw_only=True, tag="hursagmu.senses"):
@@ -140,5 +156,7 @@ COMMANDS: tuple[type[Command], ...] = (
     Heal,
     ApplyPoison,
     Fall,
+    BreakFall,
+    TakeFall,
     SetSenses,
 )

@@ -248,11 +248,19 @@ RULE_BOOK = RuleBook(
                         "spaces, at most 20 (3 spaces: 6; 8 spaces: 16), partial spaces rounding "
                         "down, resisted with constitution and no armour (HUR-12). An awake character "
                         "may first roll athlete against a challenge equal to the damage; on a "
-                        "success its dx is added to constitution for resisting."
+                        "success its dx is added to constitution for resisting. The GM declares the "
+                        "fall (hursagmu.fall); the fall then waits on the character as a pending "
+                        "choice, made by its player (or the GM): hursagmu.break_fall rolls athlete "
+                        "first, hursagmu.take_fall resists with constitution alone."
                     ),
                     decisions=(
                         "A fall too short to do damage asks for no athlete roll either: there is "
                         "nothing to break.",
+                        "Breaking a fall is the falling character's roll, so its player chooses; "
+                        "the GM may choose for an NPC or on the player's behalf, and with "
+                        "manual_dice gives the faces.",
+                        "An unconscious character cannot roll: its fall lands at once. A second "
+                        "fall declared while one is pending is refused until the first is settled.",
                     ),
                     code=(_FALLS,),
                 ),

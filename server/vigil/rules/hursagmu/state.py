@@ -107,6 +107,8 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     roll (HUR-11) and the last spoiled rest (HUR-10). ``rest_next_at`` is when
     an unconscious character out of combat next makes its two recovery rolls
     (HUR-08); ``rest`` the terms of the night now under way (HUR-10).
+    ``pending_fall`` is the spaces of a fall the GM declared that waits for
+    the character's choice: break it with athlete or take it (HUR-14).
     """
 
     name: Name = ""
@@ -124,6 +126,7 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     spoiled_day: Day | None = None
     may_act_second: bool = False
     rest_next_at: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    pending_fall: Annotated[float, msgspec.Meta(ge=0, le=10_000)] | None = None
 
     def level(self, trait: str) -> int:
         """A trait the rules need (constitution, willpower, athlete…) that is

@@ -17,6 +17,7 @@ from vigil.rules.hursagmu import words as _words  # noqa: F401  (registers templ
 from vigil.rules.hursagmu.commands import (
     COMMANDS,
     ApplyPoison,
+    BreakFall,
     Damage,
     Fall,
     Harm,
@@ -26,6 +27,7 @@ from vigil.rules.hursagmu.commands import (
     SeeDim,
     SetRest,
     SetSenses,
+    TakeFall,
     TraitRollCmd,
 )
 from vigil.rules.hursagmu.conditions import conditions, final_status, is_unconscious, sync
@@ -93,6 +95,10 @@ class HursagmuSystem:
                 return poison.apply_poison(t, cmd)
             case Fall():
                 return falls.fall(t, cmd, ctx)
+            case BreakFall():
+                return falls.break_fall(t, cmd, ctx)
+            case TakeFall():
+                return falls.take_fall(t, cmd, ctx)
         raise RuleError("wrong_system")
 
     def due(self, table: Any) -> Iterable[Due]:

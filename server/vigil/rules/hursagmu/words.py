@@ -30,6 +30,9 @@ EVENTS: dict[str, str] = {
     "poison_fought_off": "{char} has fought off {called}.",
     "poison_stopped": "{called} no longer has any effect.",
     "fall_harmless": "{char} falls {spaces} spaces without harm.",
+    "fall_declared": (
+        "{char} falls {spaces} spaces ({damage} damage): break the fall with athlete or take it."
+    ),
     "fall_broken": ("{char} tries to break the fall ({faces}): {total} against {target}, bonus {bonus}."),
 }
 
@@ -50,6 +53,8 @@ ERRORS: dict[str, str] = {
     "nothing_to_heal": "{char} has no wounds or shocks to heal.",
     "poison_too_short": "A duration of {duration} s gives no dose every {interval} s.",
     "too_many_doses": "{doses} doses is more than the limit of {limit}.",
+    "fall_pending": "{char} is already falling ({spaces} spaces): break that fall or take it first.",
+    "no_pending_fall": "{char} is not falling: the GM declares a fall first.",
     "bad_poison": "A poison of {char} ({called}) is inconsistent: {reason}",
 }
 
