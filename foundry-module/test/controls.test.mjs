@@ -249,10 +249,11 @@ test("Hursagmu: damage, fall, poison, heal, rest — bodies match the schema", (
   field(root, "hursagmu.damage", "bonus").value = "2";
   submit(root, "hursagmu.damage");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.damage", char: "gil", amount: 3, bonus: 2 });
+  // HUR-14: the GM declares the fall; breaking or taking it is the character's answer.
   field(root, "hursagmu.fall", "spaces").value = "2.5";
-  field(root, "hursagmu.fall", "athlete").checked = true;
   submit(root, "hursagmu.fall");
-  assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.fall", char: "gil", spaces: 2.5, athlete: true });
+  assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.fall", char: "gil", spaces: 2.5 });
+  assert.equal(form(root, "hursagmu.break_fall"), null, "no fall pending yet");
   for (const [name, v] of [["damage", "1"], ["interval", "60"], ["duration", "600"]]) field(root, "hursagmu.poison", name).value = v;
   field(root, "hursagmu.poison", "kind").value = "drug";
   field(root, "hursagmu.poison", "name").value = "Lotus";
@@ -284,7 +285,7 @@ const everyState = () => ({
     [dryh({ rolls: { mina: { ...rolledRoll, phase: "resolved", pending: { mina: "madness" }, legal: { failures: [], choices: { mina: ["check_fight"] } } } } }), "mina"],
   ],
   mettle: [[mettle(), "brannoc"]],
-  hursagmu: [[hursagmu(), "gil"]],
+  hursagmu: [[hursagmu(), "gil"], [(() => { const s = hursagmu(); s.characters.gil.sheet.pending_fall = 4; return s; })(), "gil"]],
 });
 
 test("the window holds every command of the catalogue a GM or a player may send for a character", () => {
@@ -316,6 +317,8 @@ test("players are offered exactly what permissions.py lets them send; the GM eve
   const cases = [
     [mettle(), "brannoc", ["mettle.shake_off", "mettle.effort", "mettle.stabilize", "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous"]],
     [hursagmu(), "gil", ["hursagmu.rest"]],
+    // HUR-14: while a declared fall waits, its character's player breaks or takes it.
+    [(() => { const s = hursagmu(); s.characters.gil.sheet.pending_fall = 4; return s; })(), "gil", ["hursagmu.rest", "hursagmu.break_fall", "hursagmu.take_fall"]],
     [dryh(), "jack", ["dryh.declare", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
     [dryh({ rolls: { mina: open } }), "jack", ["dryh.declare", "dryh.help", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
     [dryh({ rolls: { jack: rolledRoll } }), "jack", ["dryh.declare", "dryh.roll", "dryh.hope_improve", "dryh.hope_spend", "dryh.recover_discipline"]],

@@ -58,6 +58,7 @@ const others = (state, char, keep = () => true) => Object.entries(state?.charact
   .filter(([id, ch]) => id !== char && keep(id, ch))
   .map(([id]) => id);
 
+const fallPending = (state, char) => (state?.characters?.[char]?.sheet?.pending_fall ?? null) !== null;
 const dying = (ch) => (ch.badges ?? []).includes("dying") && !(ch.badges ?? []).includes("stabilized");
 
 /**
@@ -100,6 +101,10 @@ const NOW = {
     if (!patients.length || !kits.length) return null;
     return { subject: false, values: { helper: char }, choices: { char: patients, helper: [char], kit: kits } };
   },
+  // HUR-14: a fall the GM declared waits on the character (its sheet's
+  // pending_fall) until it breaks or takes it.
+  "hursagmu.break_fall": (state, char) => (fallPending(state, char) ? {} : null),
+  "hursagmu.take_fall": (state, char) => (fallPending(state, char) ? {} : null),
   // HUR-11: a healer of the table is another character (or an NPC's level).
   "hursagmu.heal": (state, char) => ({ choices: { healer: others(state, char) } }),
 };

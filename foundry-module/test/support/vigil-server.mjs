@@ -40,7 +40,7 @@ export class VigilServer {
   }
   get gmToken() { return this.token("GM dashboard"); }
   get spectatorToken() { return this.token("Spectator view"); }
-  get playerToken() { return this.token("Player token (Brannoc)"); }
+  get playerToken() { return this.token("Player page (Brannoc)"); }
   get operatorToken() { return this.token("Operator token"); }
 
   async start(timeoutMs = 20_000) {
