@@ -12,10 +12,9 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import Any
 
-import websockets
 from playwright.async_api import Locator, Page, expect
+from tests.support.commands import ws_command
 from tests.support.server import ServerProcess
 
 PAGES = Path(__file__).resolve().parents[2] / "artifacts" / "pages"
@@ -33,22 +32,6 @@ async def open_live(page: Page, url: str) -> None:
         await expect(page.locator("#tables-body tr").first).to_be_visible()
     else:
         await expect(page.locator("body[data-rev]")).to_have_count(1)
-
-
-async def ws_command(
-    server: ServerProcess, token: str, body: dict[str, Any], table: str | None = None
-) -> dict[str, Any]:
-    """One command over a plain websocket, for setup that is not under test."""
-    async with websockets.connect(server.ws_url) as ws:
-        await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token, "client": "test"}))
-        msg: dict[str, Any] = {"type": "cmd", "id": "t1", "body": body}
-        if table:
-            msg["table"] = table
-        await ws.send(json.dumps(msg))
-        while True:
-            reply = json.loads(await ws.recv())
-            if reply.get("id") == "t1":
-                return reply
 
 
 def card(page: Page, char: str):

@@ -25,8 +25,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-import websockets
 from playwright.async_api import Locator, Page, expect
+from tests.support.commands import ws_command
 from tests.support.server import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,18 +117,10 @@ async def until(page: Page, path: str, value: Any) -> None:
 
 
 async def ws_ok(server: ServerProcess, token: str, body: dict[str, Any], table: str | None = None) -> Any:
-    """One command over a plain websocket, for setup that is not under test."""
-    async with websockets.connect(server.ws_url) as ws:
-        await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token, "client": "test"}))
-        msg: dict[str, Any] = {"type": "cmd", "id": "s1", "body": body}
-        if table:
-            msg["table"] = table
-        await ws.send(json.dumps(msg))
-        while True:
-            reply = json.loads(await ws.recv())
-            if reply.get("id") == "s1":
-                assert reply["type"] == "ack", reply
-                return reply.get("result")
+    """One command for setup that is not under test; it must be acked."""
+    reply = await ws_command(server, token, body, table)
+    assert reply["type"] == "ack", reply
+    return reply.get("result")
 
 
 async def unnamed_controls(page: Page) -> tuple[int, list[str], list[str]]:

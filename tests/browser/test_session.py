@@ -15,7 +15,8 @@ import time
 from typing import Any
 
 from playwright.async_api import Page, expect
-from tests.browser.test_dashboard import PAGES, act, card, open_live, ws_command
+from tests.browser.test_dashboard import PAGES, act, card, open_live
+from tests.support.commands import ws_command
 from tests.support.server import ServerProcess
 
 

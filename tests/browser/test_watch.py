@@ -7,13 +7,12 @@ legible as a transparent OBS overlay.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
-import websockets
 from playwright.async_api import Page, expect
+from tests.support.commands import ws_commands
 from tests.support.server import ServerProcess
 
 PAGES = Path(__file__).resolve().parents[2] / "artifacts" / "pages"
@@ -31,19 +30,7 @@ async def open_live(page: Page, url: str) -> None:
 
 async def gm_commands(server: ServerProcess, *bodies: dict[str, Any]) -> list[dict[str, Any]]:
     """Apply GM commands to the demo table over a plain websocket; returns the replies."""
-    replies = []
-    async with websockets.connect(server.ws_url) as ws:
-        await ws.send(
-            json.dumps({"type": "hello", "protocol": 1, "token": server.gm_token, "client": "test"})
-        )
-        for n, body in enumerate(bodies):
-            await ws.send(json.dumps({"type": "cmd", "id": f"t{n}", "table": "demo", "body": body}))
-            while True:
-                reply = json.loads(await ws.recv())
-                if reply.get("id") == f"t{n}":
-                    replies.append(reply)
-                    break
-    return replies
+    return await ws_commands(server, server.gm_token, list(bodies), "demo")
 
 
 def card(page: Page, char: str):

@@ -59,6 +59,17 @@ const others = (state, char, keep = () => true) => Object.entries(state?.charact
   .map(([id]) => id);
 
 const fallPending = (state, char) => (state?.characters?.[char]?.sheet?.pending_fall ?? null) !== null;
+
+/**
+ * Commands that answer something waiting on character `char`, by tag: a
+ * predicate (state, char) → whether it waits now. HUR-14: a fall the GM
+ * declared (the sheet's pending_fall) until its character breaks or takes
+ * it. The Foundry window and the pages offer these only while they wait.
+ */
+export const WAITING = Object.freeze({
+  "hursagmu.break_fall": fallPending,
+  "hursagmu.take_fall": fallPending,
+});
 const dying = (ch) => (ch.badges ?? []).includes("dying") && !(ch.badges ?? []).includes("stabilized");
 
 /**
@@ -101,10 +112,8 @@ const NOW = {
     if (!patients.length || !kits.length) return null;
     return { subject: false, values: { helper: char }, choices: { char: patients, helper: [char], kit: kits } };
   },
-  // HUR-14: a fall the GM declared waits on the character (its sheet's
-  // pending_fall) until it breaks or takes it.
-  "hursagmu.break_fall": (state, char) => (fallPending(state, char) ? {} : null),
-  "hursagmu.take_fall": (state, char) => (fallPending(state, char) ? {} : null),
+  // HUR-14: answers to what waits on the character (WAITING).
+  ...Object.fromEntries(Object.entries(WAITING).map(([tag, waits]) => [tag, (state, char) => (waits(state, char) ? {} : null)])),
   // HUR-11: a healer of the table is another character (or an NPC's level).
   "hursagmu.heal": (state, char) => ({ choices: { healer: others(state, char) } }),
 };

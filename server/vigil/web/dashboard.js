@@ -21,6 +21,7 @@
 import { VigilClient } from "/client/core/client.js";
 import { CATALOGUE } from "/client/core/catalogue.js";
 import { buildForm, choiceLabel, maySend, subjectField } from "/client/core/forms.js";
+import { WAITING, mayAct } from "/client/core/offers.js";
 import {
   STATUS_WORDS,
   errorSentence,
@@ -330,17 +331,6 @@ const BESPOKE = new Set([
   "table.create", "table.import", "table.list", "table.delete",
 ]);
 
-/**
- * Commands that answer something waiting on a character, offered to a
- * player only while it waits (the GM keeps every form; the server refuses
- * out of turn): HUR-14, a fall the GM declared (the sheet's pending_fall)
- * is broken or taken by the falling character's player.
- */
-const WAITING = {
-  "hursagmu.break_fall": (sheet) => sheet?.pending_fall !== null && sheet?.pending_fall !== undefined,
-  "hursagmu.take_fall": (sheet) => sheet?.pending_fall !== null && sheet?.pending_fall !== undefined,
-};
-
 /** What waits on character `ch` for its player's answer, in words (or ""). */
 function waitingSentence(system, ch) {
   const spaces = ch?.sheet?.pending_fall;
@@ -441,7 +431,10 @@ function renderForms(state, selected) {
   const own = new Set(client.ownCharacters ?? []);
   const commands = tableCommands(state.system).filter((e) => !BESPOKE.has(e.type) && mayUse(e));
   const sheet = state.characters[selected] ?? null;
-  const waits = (e) => client.role !== "player" || !WAITING[e.type] || WAITING[e.type](sheet?.sheet);
+  // Answers to what waits on a character (core/offers.js WAITING) are a
+  // player's only while it waits; the GM keeps every form (the server
+  // refuses out of turn).
+  const waits = (e) => client.role !== "player" || !WAITING[e.type] || WAITING[e.type](state, selected);
   const acting = commands.filter((e) => e.scope === "character" && waits(e));
   const waiting = waitingSentence(state.system, sheet);
   $("act-waiting").hidden = !waiting;
@@ -613,12 +606,7 @@ let lastRoll = null;
  */
 function mayWith(tag, fields = {}) {
   const entry = CATALOGUE.commands[tag];
-  if (client.role === "gm") return true;
-  if (client.role !== "player" || !entry?.senders?.player) return false;
-  const rules = entry.senders.player;
-  if (rules.any) return true;
-  const own = new Set(client.ownCharacters ?? []);
-  return (rules.own ?? []).every((name) => own.has(fields[name]));
+  return Boolean(entry) && mayAct(entry, { role: client.role, own: client.ownCharacters ?? [] }, fields);
 }
 
 const choiceField = (tag, name) => CATALOGUE.commands[tag].fields.find((f) => f.name === name);
