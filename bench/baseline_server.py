@@ -1,7 +1,9 @@
 """The bare-library baseline: the same websockets server settings as Vigil,
 no rules, no persistence, no views.
 
-It speaks the same shapes so that the same generator drives it: ``hello``
+It runs on the event loop Vigil runs on (``--event-loop``), so that the
+ratio between them measures Vigil's own work, not the loop's. It speaks
+the same shapes so that the same generator drives it: ``hello``
 (token ``"<table>|<role>"``) → ``welcome`` + ``snapshot``; ``cmd`` → the
 table's counter goes up by one, ``ack {id, rev}`` to the sender, then one
 ``patch`` replacing ``/counter`` encoded once and broadcast to every
@@ -26,6 +28,8 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+
+from vigil import event_loop
 
 _enc = msgspec.json.Encoder()
 _type = msgspec.json.Decoder(dict[str, Any])
@@ -99,7 +103,7 @@ async def handle(ws: ServerConnection) -> None:
 
 def route(connection: ServerConnection, request: Request) -> Response | None:
     if request.path.split("?", 1)[0] == "/healthz":
-        body = json.dumps({"ok": True, "tables": len(TABLES)}).encode()
+        body = json.dumps({"ok": True, "tables": len(TABLES), "loop": event_loop.current()}).encode()
         headers = Headers({"Content-Type": "application/json", "Content-Length": str(len(body))})
         return Response(200, HTTPStatus(200).phrase, headers, body)
     return None
@@ -129,6 +133,8 @@ async def main(port: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m bench.baseline_server")
     parser.add_argument("--port", type=int, default=8766)
+    # The same loop as the Vigil server it is compared with (bench --loop).
+    parser.add_argument("--event-loop", choices=event_loop.LOOPS, default="auto")
     args = parser.parse_args()
-    asyncio.run(main(args.port))
+    event_loop.run(main(args.port), args.event_loop)
     sys.exit(0)

@@ -69,6 +69,7 @@ class ServerProc:
     spawned_at: float = 0.0
     operator_token: str = ""
     src: Path | None = None  # another checkout's server/ to run instead of this one
+    loop: str = "auto"  # the event loop (vigil.event_loop.LOOPS); both servers alike
 
     @property
     def ws_url(self) -> str:
@@ -81,7 +82,10 @@ class ServerProc:
 
     def command(self) -> list[str]:
         if self.kind == "baseline":
-            return [sys.executable, "-m", "bench.baseline_server", "--port", str(self.port)]
+            return [
+                sys.executable,
+                *["-m", "bench.baseline_server", "--port", str(self.port), "--event-loop", self.loop],
+            ]
         profile = os.environ.get("BENCH_PROFILE")  # a file: run Vigil under cProfile
         return [
             sys.executable,
@@ -98,6 +102,9 @@ class ServerProc:
             "--no-demo",
             "--log-format",
             "json",
+            # Left out for "auto", so that an A/B run (--vigil-src) can run
+            # a version of Vigil from before the setting existed.
+            *(["--event-loop", self.loop] if self.loop != "auto" else []),
         ]
 
     def start(self, timeout: float = 120.0) -> float:

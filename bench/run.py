@@ -55,6 +55,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--work-dir", type=Path, help="keep data here (default: a temporary directory)")
     p.add_argument("--json-out", type=Path, help="also write the JSON result to this file")
     p.add_argument("--vigil-src", type=Path, help="run Vigil from this server/ directory (A/B runs)")
+    p.add_argument(
+        "--loop",
+        choices=("auto", "uvloop", "asyncio"),
+        default="auto",
+        help="event loop of both servers (auto: uvloop if installed)",
+    )
     return p.parse_args(argv)
 
 
@@ -62,6 +68,8 @@ async def measure_server(server: ServerProc, args: argparse.Namespace, log: Any)
     """Start, provision, connect everyone, run fixed rate and ramp."""
     server.start()
     pid = server.pid
+    loop = server.health().get("loop", "asyncio")
+    log(f"  event loop: {loop}")
     rss_start = status_kib(pid, "VmRSS")
     t0 = time.perf_counter()
     if server.kind == "vigil":
@@ -78,6 +86,7 @@ async def measure_server(server: ServerProc, args: argparse.Namespace, log: Any)
     await asyncio.sleep(1.0)
     rss_after = status_kib(pid, "VmRSS")
     result: dict[str, Any] = {
+        "loop": loop,
         "connections": conns,
         "rss_start_kib": rss_start,
         "rss_before_conns_kib": rss_before,
@@ -162,17 +171,19 @@ def _brief(s: dict[str, Any]) -> str:
     )
 
 
-def measure_restart(db: Path, work: Path, durability: str, src: Path | None = None) -> dict[str, Any]:
+def measure_restart(
+    db: Path, work: Path, durability: str, src: Path | None = None, loop: str = "auto"
+) -> dict[str, Any]:
     """Spawn on a copy of the prefilled store; seconds to the first healthy
     /healthz (the hub loads every table and arms its timer before listening)."""
     target = work / f"restart-{durability}"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     for suffix in ("", "-wal", "-shm"):
-        src = Path(str(db) + suffix)
-        if src.exists():
-            shutil.copy(src, target / (db.name + suffix))
-    server = ServerProc("vigil", target, durability=durability, src=src)
+        part = Path(str(db) + suffix)
+        if part.exists():
+            shutil.copy(part, target / (db.name + suffix))
+    server = ServerProc("vigil", target, durability=durability, src=src, loop=loop)
     try:
         seconds = server.start()
         health = server.health()
@@ -306,7 +317,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     log("mix:\n  " + "\n  ".join(workload.mix_lines()))
     if not args.skip_baseline:
         log("baseline:")
-        report["baseline"] = await measure_server(ServerProc("baseline", work / "baseline"), args, log)
+        baseline = ServerProc("baseline", work / "baseline", loop=args.loop)
+        report["baseline"] = await measure_server(baseline, args, log)
     db = work / "prefill" / "vigil.sqlite3"
     modes = [m.strip() for m in args.durability.split(",") if m.strip()]
     if args.prefill > 0:
@@ -315,10 +327,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         log(f"  {report['prefill']}")
     for mode in modes:
         log(f"vigil durability={mode}:")
-        server = ServerProc("vigil", work / f"vigil-{mode}", durability=mode, src=args.vigil_src)
+        server = ServerProc(
+            "vigil", work / f"vigil-{mode}", durability=mode, src=args.vigil_src, loop=args.loop
+        )
         res = await measure_server(server, args, log)
         if args.prefill > 0:
-            res["restart"] = measure_restart(db, work, mode, args.vigil_src)
+            res["restart"] = measure_restart(db, work, mode, args.vigil_src, args.loop)
             log(f"  restart: {res['restart']}")
         report["vigil"][mode] = res
     report["targets"] = _verdicts(report)

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from vigil import event_loop
 from vigil.auth import TABLE_ROLES
+from vigil.logs import LOG_LEVELS
 from vigil.net.config import Config
 from vigil.rules.games import GAMES
 
@@ -32,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     serve.add_argument("--no-demo", action="store_const", const=False, dest="demo")
     serve.add_argument("--log-format", choices=["auto", "json", "console"])
+    serve.add_argument("--log-level", choices=list(LOG_LEVELS))
+    serve.add_argument("--event-loop", choices=list(event_loop.LOOPS))
 
     token = sub.add_parser("token", help="mint an access token (works offline)")
     token.add_argument("--data-dir", type=Path)
@@ -85,15 +89,27 @@ def _serve(args: argparse.Namespace) -> int:
 
     config = _config(
         args,
-        ["host", "port", "data_dir", "durability", "public_url", "origins", "demo", "log_format"],
+        [
+            "host",
+            "port",
+            "data_dir",
+            "durability",
+            "public_url",
+            "origins",
+            "demo",
+            "log_format",
+            "log_level",
+            "event_loop",
+        ],
     )
     try:
         config.check()
+        event_loop.factory(config.event_loop)
     except ValueError as exc:
         print(f"vigil serve: {exc}", file=sys.stderr)
         return 2
-    logs.configure(config.log_format)
-    asyncio.run(run(config))
+    logs.configure(config.log_format, LOG_LEVELS[config.log_level])
+    event_loop.run(run(config), config.event_loop)
     return 0
 
 

@@ -9,6 +9,9 @@ from typing import Any
 import msgspec
 import structlog
 
+# The levels an operator may choose (VIGIL_LOG_LEVEL), by name.
+LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING}
+
 _encode = msgspec.json.Encoder(enc_hook=repr).encode
 
 

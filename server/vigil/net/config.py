@@ -19,6 +19,10 @@ class Config:
     origins: list[str] = field(default_factory=list)  # empty = any Origin
     demo: bool = True  # create a demo table on first start
     log_format: str = "auto"  # auto | json | console
+    # info: connections, refusals, warnings; debug adds a line per applied
+    # change (the table's history is the audit of what was applied).
+    log_level: str = "info"
+    event_loop: str = "auto"  # auto (uvloop if installed) | uvloop | asyncio
     max_message: int = 64 * 1024
     rate_per_s: float = 20.0
     rate_burst: int = 40

@@ -16,7 +16,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from vigil import foundry_package, resources
+from vigil import event_loop, foundry_package, resources
 from vigil.net.hub import Hub
 
 PAGES = {"/": "dashboard.html", "/watch": "watch.html"}
@@ -66,7 +66,7 @@ def route(hub: Hub, connection: ServerConnection, request: Request) -> Response 
         return None  # the WebSocket endpoint
     if path == "/healthz":
         ok = not hub.closing
-        body = json.dumps({"ok": ok, "tables": len(hub.hosts)})
+        body = json.dumps({"ok": ok, "tables": len(hub.hosts), "loop": event_loop.current()})
         return _status(200 if ok else 503, body, "application/json")
     # The module's manifest and zip are made for this server (foundry_package).
     if path == foundry_package.MANIFEST_PATH:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -226,8 +227,13 @@ class Writer:
         return [c.entry(table.id, table.epoch, wall) for c in changes]
 
     def _log(self, entries: list[LogEntry]) -> None:
+        """A line per applied change at debug level only: the table's
+        history already records each one (it is the audit), and a line per
+        command at info cost about 5 % of the server's CPU under load."""
+        if not log.is_enabled_for(logging.DEBUG):
+            return
         for entry in entries:
-            log.info(
+            log.debug(
                 "applied",
                 table=entry.table,
                 rev=entry.rev,

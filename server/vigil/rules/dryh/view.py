@@ -10,12 +10,12 @@ and no declarations. ``summary`` gives the badges.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any, get_args
 
 import msgspec
 
+from vigil.rules import engine
 from vigil.rules.dryh import commands as c
 from vigil.rules.dryh.consequences import choose, resolve
 from vigil.rules.dryh.dominance import strengths
@@ -49,9 +49,11 @@ FAILURES: tuple[str, ...] = get_args(c.Failure)
 def _accepted(t: DryhTable, apply: Callable[[DryhTable], object]) -> bool:
     """Would the rules accept this move? Tried on a copy of the table, so
     the answer is the rules' own (no second list of conditions to keep in
-    step with them) and the table itself is untouched."""
+    step with them) and the table itself is untouched. The copy is the
+    engine's own (a msgpack round trip, ~15x cheaper than ``deepcopy``):
+    this runs for every candidate move on every change of a DRYH table."""
     try:
-        apply(copy.deepcopy(t))
+        apply(engine.copy_state(t))
     except RuleError:
         return False
     return True
