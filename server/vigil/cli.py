@@ -32,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     serve.add_argument("--no-demo", action="store_const", const=False, dest="demo")
     serve.add_argument("--log-format", choices=["auto", "json", "console"])
+    serve.add_argument(
+        "--metrics-port", type=int, help="serve Prometheus metrics at /metrics on this port (default: off)"
+    )
+    serve.add_argument("--metrics-host", help="address of the metrics listener (default 127.0.0.1)")
 
     token = sub.add_parser("token", help="mint an access token (works offline)")
     token.add_argument("--data-dir", type=Path)
@@ -85,7 +89,18 @@ def _serve(args: argparse.Namespace) -> int:
 
     config = _config(
         args,
-        ["host", "port", "data_dir", "durability", "public_url", "origins", "demo", "log_format"],
+        [
+            "host",
+            "port",
+            "data_dir",
+            "durability",
+            "public_url",
+            "origins",
+            "demo",
+            "log_format",
+            "metrics_port",
+            "metrics_host",
+        ],
     )
     try:
         config.check()
