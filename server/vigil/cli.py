@@ -36,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--log-format", choices=["auto", "json", "console"])
     serve.add_argument("--log-level", choices=list(LOG_LEVELS))
     serve.add_argument("--event-loop", choices=list(event_loop.LOOPS))
+    serve.add_argument(
+        "--metrics-port", type=int, help="serve Prometheus metrics at /metrics on this port (default: off)"
+    )
+    serve.add_argument("--metrics-host", help="address of the metrics listener (default 127.0.0.1)")
 
     token = sub.add_parser("token", help="mint an access token (works offline)")
     token.add_argument("--data-dir", type=Path)
@@ -100,6 +104,8 @@ def _serve(args: argparse.Namespace) -> int:
             "log_format",
             "log_level",
             "event_loop",
+            "metrics_port",
+            "metrics_host",
         ],
     )
     try:

@@ -14,7 +14,9 @@
 - :mod:`~vigil.net.host`, :mod:`~vigil.net.errors`: a hosted table and a
   connection; refusals;
 - :mod:`~vigil.net.app`, :mod:`~vigil.net.http`, :mod:`~vigil.net.config`:
-  starting and stopping, plain HTTP, settings.
+  starting and stopping, plain HTTP, settings;
+- :mod:`~vigil.net.metrics`: what ``/metrics`` counts (on a listener of
+  its own, when the operator gives it a port).
 
 The table itself (its views, patches and rollback) is :mod:`vigil.table`;
 it knows nothing of connections or the store.

@@ -15,12 +15,13 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
-from websockets.asyncio.server import Server, serve
+from websockets.asyncio.server import Server, ServerConnection, serve
 
 from vigil.changes import Change
+from vigil.net import metrics
 from vigil.net.config import Config
 from vigil.net.connection import handle
-from vigil.net.http import route
+from vigil.net.http import metrics_route, route
 from vigil.net.hub import Hub
 from vigil.net.writer import Edit
 from vigil.rules.game import Actor, Ctx
@@ -46,6 +47,8 @@ async def start(config: Config) -> tuple[Hub, Server]:
     await hub.start()
     if config.demo and not hub.hosts:
         hub.demo_tokens = await create_demo(hub)
+    if config.metrics_port is not None:
+        await listen_metrics(hub)
     origins: Any = None
     if config.origins:
         origins = [*config.origins, None]  # None: non-browser clients send no Origin
@@ -64,6 +67,30 @@ async def start(config: Config) -> tuple[Hub, Server]:
     if config.port == 0:
         config.port = server.sockets[0].getsockname()[1]
     return hub, server
+
+
+async def listen_metrics(hub: Hub) -> None:
+    """The metrics listener, on its own address (before the public port
+    opens: a server that cannot serve its metrics stops before any client
+    connects). It answers ``/metrics`` and nothing else, on the same loop as
+    everything (no thread: the instruments' locks stay uncontended)."""
+    config = hub.config
+    registry = metrics.registry(hub)
+    listener = await serve(
+        _no_websocket,
+        config.metrics_host,
+        config.metrics_port,
+        process_request=lambda conn, req: metrics_route(registry, conn, req),
+        ping_interval=None,
+    )
+    if config.metrics_port == 0:
+        config.metrics_port = listener.sockets[0].getsockname()[1]
+    hub.listeners.append(listener)
+
+
+async def _no_websocket(ws: ServerConnection) -> None:
+    """Never called: the metrics listener answers every request over HTTP."""
+    await ws.close()
 
 
 async def create_demo(hub: Hub) -> dict[str, tuple[str, str]]:
@@ -128,6 +155,8 @@ async def run(config: Config, on_ready: Callable[[Hub, Server], None] | None = N
         f"Vigil listening on {config.base_url}  (WebSocket: {config.base_url.replace('http', 'ws', 1)}/ws)"
     ]
     lines.append(f"Data: {config.db_path} (durability {config.durability})")
+    if config.metrics_url is not None:
+        lines.append(f"Metrics: {config.metrics_url}")
     lines.append(
         f"Foundry module: paste {config.base_url}/foundry/module.json into Foundry's Install Module dialog"
     )
@@ -152,4 +181,7 @@ async def shutdown(hub: Hub, server: Server) -> None:
     await hub.stop()
     server.close()  # every connection gets CloseCode.GOING_AWAY (1001): clients reconnect
     await server.wait_closed()
+    for listener in hub.listeners:
+        listener.close()
+        await listener.wait_closed()
     hub.store.close()

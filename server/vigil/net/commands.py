@@ -20,6 +20,7 @@ from vigil.changes import Change, LogEntry
 from vigil.close_codes import CloseCode
 from vigil.export import BadDocument, export, read_export, table_info
 from vigil.history_view import history_page
+from vigil.net import metrics
 from vigil.net.errors import Refused
 from vigil.net.host import Conn, TableHost
 from vigil.net.hub import Hub
@@ -69,7 +70,10 @@ async def command(hub: Hub, conn: Conn, msg: Cmd) -> bytes:
             host = host_for(hub, conn, body.table)
             await hub.writer.run(host, _delete(hub, host, conn))
         case _:
-            return await _table_command(hub, conn, host_for(hub, conn, msg.table), msg, plain)
+            reply = await _table_command(hub, conn, host_for(hub, conn, msg.table), msg, plain)
+            metrics.ACCEPTED[tag].inc()
+            return reply
+    metrics.ACCEPTED[tag].inc()
     return encoder.encode(Ack(id=msg.id, result=result))
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import msgspec
 
 from vigil.changes import LogEntry
+from vigil.net import metrics
 from vigil.net.host import TableHost
 from vigil.store.base import Store
 
@@ -25,9 +26,12 @@ class Committer:
         # synchronous=NORMAL: no fsync) commits on the loop: a thread hop
         # costs more than the commit. One that fsyncs commits in a thread.
         inline = bool(getattr(store, "inline_commits", False))
+        # Both ways of committing are timed (metrics.COMMIT_SECONDS).
+        nowait = getattr(store, "append_nowait", None) if inline else None
         self._append_nowait: Callable[[list[LogEntry]], bool] | None = (
-            getattr(store, "append_nowait", None) if inline else None
+            metrics.timed_commit(nowait) if nowait is not None else None
         )
+        self._append = metrics.timed_commit(store.append)
         self._pending: list[tuple[list[LogEntry], asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -56,7 +60,7 @@ class Committer:
             try:
                 nowait = self._append_nowait
                 if nowait is None or not nowait(entries):
-                    await asyncio.to_thread(self.store.append, entries)
+                    await asyncio.to_thread(self._append, entries)
             except Exception as exc:  # every waiter learns its commit failed
                 for _, future in batch:
                     if not future.done():

@@ -45,6 +45,11 @@ class Config:
     player_token_days: float = 30.0
     spectator_token_days: float | None = None  # until revoked
     max_effects_per_advance: int = 100_000
+    # Prometheus metrics (GET /metrics) on a listener of their own, never
+    # on the public port: off unless a port is given (0: any free port,
+    # printed), on the loopback interface unless told otherwise.
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
 
     @property
     def db_path(self) -> Path:
@@ -53,6 +58,13 @@ class Config:
     @property
     def base_url(self) -> str:
         return self.public_url or f"http://{self.host}:{self.port}"
+
+    @property
+    def metrics_url(self) -> str | None:
+        """Where Prometheus scrapes (None: no metrics listener)."""
+        if self.metrics_port is None:
+            return None
+        return f"http://{self.metrics_host}:{self.metrics_port}/metrics"
 
     def page_url(self, role: str, token: str) -> str:
         """The page a token opens: the spectator view for a spectator's, the
@@ -71,13 +83,19 @@ class Config:
         }.get(role)
 
     def check(self) -> None:
-        """Refuse settings that would keep no place for the GM and players:
-        spectators alone could then fill a table and lock them out."""
+        """Refuse settings that would keep no place for the GM and players
+        (spectators alone could then fill a table and lock them out), or
+        that would put the metrics on the public port."""
         if self.max_spectators_per_table >= self.max_connections_per_table:
             raise ValueError(
                 f"VIGIL_MAX_SPECTATORS_PER_TABLE ({self.max_spectators_per_table}) must be less than "
                 f"VIGIL_MAX_CONNECTIONS_PER_TABLE ({self.max_connections_per_table}), "
                 "so that places are kept for the GM and players"
+            )
+        if self.metrics_port is not None and self.metrics_port == self.port != 0:
+            raise ValueError(
+                f"VIGIL_METRICS_PORT ({self.metrics_port}) must differ from VIGIL_PORT: "
+                "metrics are served on a listener of their own, never on the public port"
             )
 
     @classmethod
@@ -98,6 +116,8 @@ class Config:
 def _parse(name: str, current: Any, raw: str) -> Any:
     if isinstance(current, bool):
         return raw.lower() in ("1", "true", "yes", "on")
+    if name == "metrics_port":  # optional: empty, "none" or "off" is no listener
+        return None if raw.lower() in ("", "none", "off") else int(raw)
     if isinstance(current, int):
         return int(raw)
     if isinstance(current, float) or name.endswith("_days"):

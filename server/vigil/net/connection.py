@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed
 
 from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
-from vigil.net import commands
+from vigil.net import commands, metrics
 from vigil.net.errors import Refused, error_message
 from vigil.net.host import Conn
 from vigil.net.hub import Hub
@@ -50,9 +50,12 @@ UNREADABLE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 async def handle(hub: Hub, ws: ServerConnection) -> None:
     conn = Conn(ws=ws, tokens=float(hub.config.rate_burst), refilled=time.monotonic())
     expiry: asyncio.TimerHandle | None = None
+    connected = None
     try:
         if not await _hello(hub, conn):
             return
+        connected = metrics.CONNECTED[conn.role]
+        connected.inc()
         if conn.expires is not None:
             # A token's life ends its connections too, not only new hellos.
             delay = max(0.0, conn.expires - time.time())
@@ -67,6 +70,8 @@ async def handle(hub: Hub, ws: ServerConnection) -> None:
     except ConnectionClosed:
         pass
     finally:
+        if connected is not None:
+            connected.dec()
         if expiry is not None:
             expiry.cancel()
         hub.unsubscribe(conn)
@@ -75,6 +80,7 @@ async def handle(hub: Hub, ws: ServerConnection) -> None:
 async def _answer(conn: Conn, data: bytes) -> None:
     with contextlib.suppress(ConnectionClosed):
         await conn.ws.send(data, text=True)
+        metrics.REPLY_BYTES.inc(len(data))
 
 
 def _take_token(hub: Hub, conn: Conn) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 import vigil.server_words  # noqa: F401 - registers the templates of the server's own codes
+from vigil.net import metrics
 from vigil.protocol import Error, encoder
 from vigil.rules.words import english_error
 
@@ -28,7 +29,9 @@ class Refused(Exception):
 
 def error_message(code: str, params: dict[str, Any], msg_id: str | None, message: str | None = None) -> bytes:
     """The encoded ``error`` answer; ``message`` overrides the English
-    sentence of ``code`` (a rule's own rendering of its refusal)."""
+    sentence of ``code`` (a rule's own rendering of its refusal). Every
+    error answer is made here, so here it is counted."""
+    metrics.refused(code)
     text = message or english_error(code, params)
     return encoder.encode(Error(id=msg_id, code=code, message=text, params=_plain(params)))
 

@@ -18,6 +18,7 @@ import structlog
 from websockets.asyncio.connection import broadcast
 from websockets.exceptions import ConnectionClosed
 
+from vigil.net import metrics
 from vigil.net.config import Config
 from vigil.net.host import Conn, Rendered, TableHost
 from vigil.protocol import Patch, Snapshot, encoder
@@ -103,10 +104,12 @@ class FanOut:
                 # read what it was sent (or is dropped), never a gap.
                 conn.behind = True
                 conn.behind_since = time.monotonic()
+                metrics.BACKLOG_EXCEEDED.inc()
                 self._probe(conn)
                 continue
             ready.append(conn.ws)
         broadcast(ready, message, text=True)
+        metrics.FANOUT_BYTES.inc(len(message) * len(ready))
 
     # -- slow clients ---------------------------------------------------------
 
@@ -128,6 +131,7 @@ class FanOut:
                 await pong
         except TimeoutError:
             log.warning("dropping_stalled", table=conn.table, token=conn.token_id)
+            metrics.BACKLOG_DROPS.inc()
             if conn.ws.transport is not None:
                 conn.ws.transport.abort()
             return

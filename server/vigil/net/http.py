@@ -1,7 +1,10 @@
-"""Plain HTTP on the same port: health, the pages and their scripts.
+"""Plain HTTP on the same port: health, the pages and their scripts; and
+the metrics listener's one page, on a port of its own.
 
 Everything but ``/ws`` is answered here before any WebSocket handshake.
 Tokens never travel in these URLs: pages read them from the fragment.
+The public port has no ``/metrics``: the operator decides where metrics
+are reachable (``metrics_route``, VIGIL_METRICS_PORT).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from collections.abc import Callable
 from http import HTTPStatus
 from importlib.resources.abc import Traversable
 
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import choose_encoder
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
@@ -81,3 +86,13 @@ def route(hub: Hub, connection: ServerConnection, request: Request) -> Response 
             target = find(path[len(prefix) :])
             return _file(target) if target else _status(404, "not found")
     return _status(404, "not found")
+
+
+def metrics_route(registry: CollectorRegistry, connection: ServerConnection, request: Request) -> Response:
+    """The metrics listener: ``/metrics`` in the format the scraper asks for
+    (Prometheus text unless its Accept header names OpenMetrics); anything
+    else, a WebSocket handshake included, is not found."""
+    if request.path.split("?", 1)[0] != "/metrics":
+        return _status(404, "not found")
+    encode, kind = choose_encoder(request.headers.get("Accept", ""))
+    return _body(encode(registry), kind)

@@ -13,7 +13,7 @@ import asyncio
 import secrets
 import time
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vigil import auth, tokens
 from vigil.changes import LogEntry
@@ -28,6 +28,9 @@ from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
 from vigil.store.base import Store, TableRecord, TokenRecord
 from vigil.table import Table
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import Server
 
 
 class Hub:
@@ -44,6 +47,8 @@ class Hub:
         self.demo_tokens: dict[str, tuple[str, str]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._presence: asyncio.Task[None] | None = None
+        # Listeners beside the public one, closed with it (the metrics': app).
+        self.listeners: list[Server] = []
 
     @property
     def closing(self) -> bool:

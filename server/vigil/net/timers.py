@@ -21,6 +21,7 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
 from vigil.changes import Change
+from vigil.net import metrics
 from vigil.net.host import Conn, TableHost
 from vigil.rules.game import Ctx
 from vigil.rules.outcome import RuleError
@@ -38,7 +39,13 @@ def arm(host: TableHost, fire: Fire) -> None:
         return
     loop = asyncio.get_running_loop()
     delay = max(0.0, wake - time.time())
-    host.timer = loop.call_later(delay, lambda: loop.create_task(fire(host)))
+    host.timer = loop.call_later(delay, _wake, loop, fire, host, wake)
+
+
+def _wake(loop: asyncio.AbstractEventLoop, fire: Fire, host: TableHost, due: float) -> None:
+    """The timer armed for wall time ``due`` fired: how late (metrics), then ``fire``."""
+    metrics.timer_fired(due)
+    loop.create_task(fire(host))
 
 
 def disarm(host: TableHost) -> None:
