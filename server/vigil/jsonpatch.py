@@ -74,6 +74,24 @@ def _diff_dicts(
             ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
 
 
+def invert(ops: list[Op], old: Any) -> list[Op]:
+    """The ops that take ``diff(old, new)``'s result back to ``old``, given
+    that diff's ``ops``: the same as ``diff(new, old)`` (up to order, which
+    does not matter: a diff's ops are at distinct object members, none
+    inside another), read off the old document path by path instead of a
+    second walk of both documents."""
+    out: list[Op] = []
+    for op in ops:
+        path = op["path"]
+        if op["op"] == "add":
+            out.append({"op": "remove", "path": path})
+        elif op["op"] == "remove":
+            out.append({"op": "add", "path": path, "value": resolve(old, path)})
+        else:
+            out.append({"op": "replace", "path": path, "value": resolve(old, path)})
+    return out
+
+
 class PatchError(ValueError):
     pass
 

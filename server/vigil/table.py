@@ -365,7 +365,7 @@ class Table:
         result: Any,
     ) -> Change:
         ops = jsonpatch.diff(self.doc, doc)
-        inverse = [op for op in jsonpatch.diff(doc, self.doc) if not op["path"].startswith(_CLOCK_PATH)]
+        inverse = [op for op in jsonpatch.invert(ops, self.doc) if not op["path"].startswith(_CLOCK_PATH)]
         return Change(kind, actor, now, command, events, doc, ops, inverse, result)
 
     def _with_doc(self, change: Change, edit: Callable[[dict[str, Any]], Any]) -> Change:

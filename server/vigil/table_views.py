@@ -59,6 +59,9 @@ class TableViews:
         self._previous: Previous | None = None
         self._games: GameViews = {}
         self._old_games: GameViews = {}
+        # The game's memo for the current state, shared by every viewer's
+        # table-level view of it (Game.public_table's ``shared``).
+        self._shared: dict[str, Any] = {}
         self._clock: dict[str, Any] | None = None
         self._old_clock: dict[str, Any] | None = None
         # The audiences watching, and the view each was sent last (by key).
@@ -87,6 +90,8 @@ class TableViews:
             self._games = old_games
         elif old_games:
             self._old_games = old_games
+        if state is not previous:
+            self._shared = {}
         self._state, self._meta, self._anchor = state, meta, anchor
         self._name, self._settings = name, settings
         self._renders = None
@@ -102,8 +107,18 @@ class TableViews:
             return ("gm",)
         chars = self._current_renders()
         own = audience.chars
+        # A character's own player sees it as a full-visibility viewer does
+        # when its full render is its public one (nothing GM-only in it):
+        # then the sights, and so the views, of its player and of the
+        # spectators are one, rendered and diffed once for all of them.
         return tuple(
-            "o" if cid in own else "f" if r.visibility == "full" else "s" if r.visibility == "status" else "-"
+            "f"
+            if r.visibility == "full" and (cid not in own or r.full is r.public)
+            else "o"
+            if cid in own
+            else "s"
+            if r.visibility == "status"
+            else "-"
             for cid, r in chars.items()
         )
 
@@ -124,6 +139,7 @@ class TableViews:
             games=self._games,
             old_games=self._old_games,
             clock=self._clock,
+            shared=self._shared,
         )
 
     def _current_renders(self) -> dict[str, CharacterRender]:

@@ -102,14 +102,21 @@ class CharacterRender:
         # ``public`` is the same for everyone else with full visibility, less
         # the GM-only contents of the sheet (DESIGN: kit contents).
         self.full: dict[str, Any] = {**base, "sheet": sheet, "derived": derived}
-        hidden = [k for k in GM_ONLY_SHEET_FIELDS if k in sheet]
-        public_sheet = {k: v for k, v in sheet.items() if k not in hidden} if hidden else sheet
-        self.public: dict[str, Any] = {**base, "sheet": public_sheet, "derived": derived}
         self.gm: dict[str, Any] = {**self.full, "notes": meta.get("notes", "")}
         if old is not None:
             self.full = same_or(self.full, old.full)
-            self.public = same_or(self.public, old.public)
             self.gm = same_or(self.gm, old.gm)
+        # With nothing GM-only in the sheet (an empty kit list hides
+        # nothing), ``public`` *is* ``full``: the character's own player
+        # then sees it as everyone else does, and the views of the table's
+        # players and spectators can be one view (TableViews.sight).
+        hidden = [k for k in GM_ONLY_SHEET_FIELDS if sheet.get(k)]
+        self.public: dict[str, Any] = self.full
+        if hidden:
+            public_sheet = {k: v for k, v in sheet.items() if k not in hidden}
+            self.public = {**base, "sheet": public_sheet, "derived": derived}
+            if old is not None:
+                self.public = same_or(self.public, old.public)
 
 
 _encode = msgspec.json.Encoder().encode
@@ -212,11 +219,13 @@ def build_view(
     games: GameViews | None = None,
     old_games: GameViews | None = None,
     clock: dict[str, Any] | None = None,
+    shared: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``games`` memoizes the game's table-level view per (full, status)
     character sets for one state: audiences that see the same characters
     the same way share it. ``old_games`` are those of the previous state,
-    whose equal parts the new ones share (see :func:`share_equal`)."""
+    whose equal parts the new ones share (see :func:`share_equal`).
+    ``shared`` is the game's own memo for this state (``Game.public_table``)."""
     is_gm = audience.kind == GM
     characters: dict[str, Any] = {}
     for cid, render in chars.items():
@@ -234,12 +243,12 @@ def build_view(
     full = frozenset(c for c, v in characters.items() if "sheet" in v)
     status = frozenset(characters) - full
     if games is None:
-        game = system.public_table(state, full, status)
+        game = system.public_table(state, full, status, shared)
     else:
         key = (full, status)
         memo = games.get(key)
         if memo is None:
-            memo = system.public_table(state, full, status)
+            memo = system.public_table(state, full, status, shared)
             if old_games and key in old_games:
                 memo = share_equal(memo, old_games[key])
             games[key] = memo

@@ -39,6 +39,16 @@ def test_applying_the_diff_gives_the_new_document(old: dict[str, Any], new: dict
     assert _exact(_sorted(patched)) == _exact(_sorted(new))
 
 
+@given(old=documents, new=documents)
+def test_the_inverse_takes_the_new_document_back_to_the_old(old: dict[str, Any], new: dict[str, Any]) -> None:
+    """``invert`` reads the undo of a diff off the old document: applied
+    to the new one it gives the old back, as ``diff(new, old)`` would."""
+    ops = jsonpatch.diff(old, new)
+    inverse = jsonpatch.invert(ops, old)
+    assert _exact(_sorted(jsonpatch.apply(copy.deepcopy(new), inverse))) == _exact(_sorted(old))
+    assert sorted(_exact(op) for op in inverse) == sorted(_exact(op) for op in jsonpatch.diff(new, old))
+
+
 @given(doc=documents)
 def test_a_document_and_itself_differ_by_nothing(doc: dict[str, Any]) -> None:
     assert jsonpatch.diff(doc, copy.deepcopy(doc)) == []

@@ -14,7 +14,7 @@ import pytest
 from vigil import jsonpatch
 from vigil.changes import Change
 from vigil.net.config import Config
-from vigil.rules.commands import Command
+from vigil.rules.commands import Command, Correct
 from vigil.rules.dice import RandomDice
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.games import GAMES
@@ -129,17 +129,32 @@ def test_a_change_nobody_else_may_see_still_reaches_everyone_as_an_empty_patch()
 
 
 def test_audiences_that_see_alike_share_one_view_and_one_patch() -> None:
-    """Once patched, audiences with the same sight (here: the public and a
-    player whose character is not at the table) hold one view object, and
-    the next rev's patch is one object for them all (encoded once)."""
+    """Once patched, audiences with the same sight (here: the public, a
+    player whose character is not at the table, and Anna's player, whose
+    sheet holds nothing GM-only) hold one view object, and the next rev's
+    patch is one object for them all (encoded once)."""
     table = _table()
     stranger = Audience("player", frozenset({"nobody-here"}))
     for audience in (GM_AUDIENCE, PUBLIC_AUDIENCE, stranger, ANNA):
         table.watch(audience)
     _run(table, Rattle(char="b", amount=1))
-    assert table.seen_by(PUBLIC_AUDIENCE) is table.seen_by(stranger)
+    assert table.seen_by(PUBLIC_AUDIENCE) is table.seen_by(stranger) is table.seen_by(ANNA)
     _change, patches = _run(table, Rattle(char="b", amount=1))
-    assert sorted(sorted(p.keys) for p in patches) == [["gm"], ["player:a"], ["player:nobody-here", "public"]]
+    assert sorted(sorted(p.keys) for p in patches) == [["gm"], ["player:a", "player:nobody-here", "public"]]
+
+
+def test_a_player_whose_sheet_holds_a_kit_gets_a_view_of_its_own() -> None:
+    """Kit contents are the GM's and the own player's (DESIGN): once Anna
+    carries a kit her player's view parts from the public one, and the
+    public one still lacks the kit."""
+    table = _table()
+    for audience in (GM_AUDIENCE, PUBLIC_AUDIENCE, ANNA):
+        table.watch(audience)
+    _run(table, Correct(char="a", field="kits", value={"surgeon": 2}))
+    _change, patches = _run(table, Rattle(char="b", amount=1))
+    assert sorted(sorted(p.keys) for p in patches) == [["gm"], ["player:a"], ["public"]]
+    assert table.seen_by(ANNA)["characters"]["a"]["sheet"]["kits"] == {"surgeon": 2}
+    assert "kits" not in table.seen_by(PUBLIC_AUDIENCE)["characters"]["a"]["sheet"]
 
 
 def test_a_hidden_character_never_reaches_the_public_view() -> None:

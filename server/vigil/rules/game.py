@@ -126,13 +126,22 @@ class Game(Protocol):
 
     def summary(self, table: Any, char_id: str) -> Summary: ...
 
-    def public_table(self, table: Any, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
+    def public_table(
+        self,
+        table: Any,
+        full: frozenset[str],
+        status: frozenset[str],
+        shared: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Table-level game state for a non-GM viewer who sees the characters
         ``full`` in full and ``status`` by status only (DESIGN "Visibility");
         characters in neither are hidden from it. Reads the table-level
         state (every field but ``characters``) and which characters exist,
         never a character's sheet: the server reuses it while those stay
-        equal."""
+        equal. ``shared`` lives as long as ``table`` and is passed to every
+        call for it, whoever the viewer: the game may keep there what it
+        computes for every viewer alike (DRYH: an open roll's legal moves),
+        so that it is computed once per state, not once per viewer."""
         ...
 
     def derived(self, table: Any, char_id: str) -> dict[str, Any]:

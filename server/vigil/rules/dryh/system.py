@@ -118,10 +118,16 @@ class DryhSystem:
     def derived(self, table: DryhTable, char_id: str) -> dict[str, Any]:
         return view.derived(table, char_id)
 
-    def public_table(self, table: DryhTable, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
+    def public_table(
+        self,
+        table: DryhTable,
+        full: frozenset[str],
+        status: frozenset[str],
+        shared: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Coins and session are public; an open roll shows in full to whoever
         sees its protagonist in full, as dice only to status viewers."""
-        return view.public_table(table, full, status)
+        return view.public_table(table, full, status, shared)
 
     def public_roll(self, table: DryhTable, char_id: str) -> dict[str, Any] | None:
         """An open roll's dice for status-visibility viewers (see view.py)."""

@@ -34,12 +34,21 @@ def _character(t: DryhTable, char: str) -> Character:
     return c
 
 
-def roll_view(t: DryhTable, char: str, r: Roll) -> dict[str, Any]:
+def roll_view(t: DryhTable, char: str, r: Roll, shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """An open roll with its current reading, including strengths, and the
-    moves the rules would accept now (:func:`legal_moves`)."""
+    moves the rules would accept now (:func:`legal_moves`: the same for
+    every viewer, so kept in ``shared`` once per state when given; the
+    caller never changes it in place)."""
     data: dict[str, Any] = msgspec.to_builtins(r)
     data["strengths"] = None if r.dice is None else strengths(pools_of(r.dice))
-    data["legal"] = legal_moves(t, char, r)
+    if shared is None:
+        data["legal"] = legal_moves(t, char, r)
+    else:
+        key = "legal:" + char
+        legal = shared.get(key)
+        if legal is None:
+            legal = shared[key] = legal_moves(t, char, r)
+        data["legal"] = legal
     return data
 
 
@@ -101,7 +110,9 @@ def public_roll(t: DryhTable, char: str) -> dict[str, Any] | None:
     }
 
 
-def public_table(t: DryhTable, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
+def public_table(
+    t: DryhTable, full: frozenset[str], status: frozenset[str], shared: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Coins and session are public. An open roll shows in full to whoever
     sees its protagonist in full, as dice only to status viewers; either
     way, helpers the viewer may not see are left out (their ids, their dice
@@ -110,7 +121,7 @@ def public_table(t: DryhTable, full: frozenset[str], status: frozenset[str]) -> 
     rolls: dict[str, Any] = {}
     for char, r in t.rolls.items():
         if char in full:
-            rolls[char] = _only_visible(roll_view(t, char, r), visible)
+            rolls[char] = _only_visible(roll_view(t, char, r, shared), visible)
         elif char in status:
             rolls[char] = _only_visible(public_roll(t, char) or {}, visible)
     return {
@@ -135,8 +146,9 @@ def _only_visible(roll: dict[str, Any], visible: frozenset[str]) -> dict[str, An
         dice["helpers"] = {h: f for h, f in dice.get("helpers", {}).items() if h in visible}
     if "pending" in roll:
         roll["pending"] = {c: k for c, k in roll["pending"].items() if c in visible}
-    if "legal" in roll:
-        roll["legal"]["choices"] = {c: k for c, k in roll["legal"]["choices"].items() if c in visible}
+    if "legal" in roll:  # a new dict: the legal moves may be shared by other views
+        legal = roll["legal"]
+        roll["legal"] = {**legal, "choices": {c: k for c, k in legal["choices"].items() if c in visible}}
     return roll
 
 

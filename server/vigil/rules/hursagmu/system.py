@@ -142,7 +142,13 @@ class HursagmuSystem:
         ]
         return Summary(badges=badges, countdowns=countdowns)
 
-    def public_table(self, table: Any, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
+    def public_table(
+        self,
+        table: Any,
+        full: frozenset[str],
+        status: frozenset[str],
+        shared: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Hursagmu keeps no table-level state beyond the clock and options."""
         return {}
 

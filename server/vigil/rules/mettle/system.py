@@ -159,7 +159,13 @@ class MettleSystem:
             countdowns.append(Countdown(kind="busy", until=char.busy_until))
         return Summary(badges=badges, countdowns=countdowns)
 
-    def public_table(self, table: Any, full: frozenset[str], status: frozenset[str]) -> dict[str, Any]:
+    def public_table(
+        self,
+        table: Any,
+        full: frozenset[str],
+        status: frozenset[str],
+        shared: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Pain & Mettle keeps no table-level state beyond the clock and options."""
         return {}
 
