@@ -63,15 +63,28 @@ def _diff(old: Any, new: Any, path: str, ops: list[Op], memo: Memo | None = None
 def _diff_dicts(
     old: dict[str, Any], new: dict[str, Any], path: str, ops: list[Op], memo: Memo | None
 ) -> None:
+    # The hot loop of every commit: members equal by identity or by value
+    # are passed over without building their path or recursing, and the
+    # added members are looked for only when the sizes say there are some.
+    removed = 0
     for key, value in old.items():
-        sub = f"{path}/{_escape(key)}"
         if key not in new:
-            ops.append({"op": "remove", "path": sub})
-        else:
-            _diff(value, new[key], sub, ops, memo)
-    for key, value in new.items():
-        if key not in old:
-            ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+            ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
+            removed += 1
+            continue
+        other = new[key]
+        if value is other:
+            continue
+        kind = type(value)
+        if kind is dict and type(other) is dict:
+            _diff(value, other, f"{path}/{_escape(key)}", ops, memo)
+        # bool is an int subclass: compare types too so True never equals 1.
+        elif kind is not type(other) or value != other:
+            ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": other})
+    if len(new) != len(old) - removed:
+        for key, value in new.items():
+            if key not in old:
+                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
 
 
 def invert(ops: list[Op], old: Any) -> list[Op]:
