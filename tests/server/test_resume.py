@@ -3,6 +3,7 @@ a snapshot when the gap is too old or the epoch differs."""
 
 from __future__ import annotations
 
+import pytest
 from tests.server.conftest import Running, make_config
 
 from vigil.net.app import shutdown, start
@@ -27,8 +28,16 @@ async def test_resume_replays_missed_patches(running: Running) -> None:
     assert back.state == fresh.state
 
 
-async def test_gap_older_than_the_buffer_gets_a_snapshot(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    config = make_config(tmp_path, replay_buffer=3)
+@pytest.mark.parametrize(
+    "bound",
+    [{"replay_buffer": 3}, {"replay_buffer_bytes": 600}],
+    ids=["entries", "bytes"],
+)
+async def test_gap_older_than_the_buffer_gets_a_snapshot(tmp_path, bound) -> None:  # type: ignore[no-untyped-def]
+    """Past either bound of the replay buffer (revs or bytes: a rattle's
+    patch is over 100 bytes per audience, so 600 bytes keep fewer than the
+    6 revs missed) a resume gets a snapshot instead of a gap."""
+    config = make_config(tmp_path, **bound)
     hub, server = await start(config)
     run = Running(config, hub, server)
     try:

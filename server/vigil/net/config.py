@@ -32,7 +32,10 @@ class Config:
     max_connections_per_table: int = 200
     max_spectators_per_table: int = 150
     max_spectators_per_token: int = 20
+    # Patches kept per table for resume: at most this many revs and this
+    # many bytes of encoded messages, whichever bound comes first.
     replay_buffer: int = 1000
+    replay_buffer_bytes: int = 1024 * 1024
     snapshot_every: int = 1000
     undo_depth: int = 20
     backlog_bytes: int = 1024 * 1024

@@ -67,9 +67,7 @@ class FanOut:
                 group = host.subs.get(key)
                 if group:
                     self._broadcast(group, message)
-            host.replay.append((rev, messages))
-        while len(host.replay) > self.config.replay_buffer:
-            host.replay.popleft()
+            host.replay.append(rev, messages)
 
     def snapshot(self, host: TableHost, conn: Conn) -> None:
         """The whole view of ``conn``'s audience at the current rev."""
@@ -84,11 +82,10 @@ class FanOut:
         table = host.table
         key = conn.watching.key
         if resume is not None and resume[0] == table.epoch and resume[1] <= table.rev:
-            missed = [msgs.get(key) for rev, msgs in host.replay if rev > resume[1]]
-            first = host.replay[0][0] if host.replay else table.rev + 1
-            if resume[1] + 1 >= first and all(m is not None for m in missed):
+            missed = host.replay.missed(key, resume[1], table.rev)
+            if missed is not None:
                 for message in missed:
-                    self.send(conn, message)  # type: ignore[arg-type]
+                    self.send(conn, message)
                 return True
         self.snapshot(host, conn)
         return False

@@ -10,13 +10,14 @@ how far behind its socket is.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from websockets.asyncio.server import ServerConnection
 
 from vigil import tokens
+from vigil.net.replay import Rendered as Rendered
+from vigil.net.replay import Replay
 from vigil.rules.game import Actor
 from vigil.store.base import TableRecord, TokenRecord
 from vigil.table import Table
@@ -60,10 +61,6 @@ class Conn:
         return Actor(id=f"{self.label or self.role}#{self.token_id}", role=role)  # type: ignore[arg-type]
 
 
-# A rev and its encoded patch per audience key.
-Rendered = tuple[int, dict[str, bytes]]
-
-
 @dataclass(eq=False)
 class TableHost:
     table: Table
@@ -71,7 +68,8 @@ class TableHost:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subs: dict[str, set[Conn]] = field(default_factory=dict)
     idle_since: dict[str, float] = field(default_factory=dict)
-    replay: deque[Rendered] = field(default_factory=deque)
+    # Patches kept for resume (bounded by the hub's configuration).
+    replay: Replay = field(default_factory=lambda: Replay(1000, 1 << 20))
     timer: asyncio.TimerHandle | None = None
     tokens: dict[str, TokenRecord] = field(default_factory=dict)
     since_snapshot: int = 0

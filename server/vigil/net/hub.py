@@ -23,6 +23,7 @@ from vigil.net.config import Config
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
 from vigil.net.host import Conn, TableHost
+from vigil.net.replay import Replay
 from vigil.net.writer import Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
@@ -91,10 +92,13 @@ class Hub:
             doc=loaded.doc,
             undo_depth=self.config.undo_depth,
         )
-        host = TableHost(table=table, record=record)
+        host = TableHost(table=table, record=record, replay=self._replay())
         host.tokens = {t.token_id: t for t in self.store.tokens(record.id)}
         host.since_snapshot = len(loaded.tail)
         return host
+
+    def _replay(self) -> Replay:
+        return Replay(self.config.replay_buffer, self.config.replay_buffer_bytes)
 
     def _host(self, host: TableHost) -> None:
         self.hosts[host.record.id] = host
@@ -136,7 +140,7 @@ class Hub:
             table = Table(id=table_id, system=GAMES[system], epoch=1, rev=0, doc=doc, undo_depth=depth)
         record = TableRecord(id=table_id, system=system, name=name, key=auth.new_key(), epoch=1, created=wall)
         await asyncio.to_thread(self.store.create_table, record, table.doc)
-        host = TableHost(table=table, record=record)
+        host = TableHost(table=table, record=record, replay=self._replay())
         self._host(host)
         return host
 
