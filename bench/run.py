@@ -55,6 +55,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--work-dir", type=Path, help="keep data here (default: a temporary directory)")
     p.add_argument("--json-out", type=Path, help="also write the JSON result to this file")
     p.add_argument("--vigil-src", type=Path, help="run Vigil from this server/ directory (A/B runs)")
+    p.add_argument("--soak", type=int, default=0, help="after the ramp: this many commands, RSS at half, end")
+    p.add_argument("--soak-rate", type=float, default=600.0)
     p.add_argument(
         "--loop",
         choices=("auto", "uvloop", "asyncio"),
@@ -129,6 +131,8 @@ async def measure_server(server: ServerProc, args: argparse.Namespace, log: Any)
         # generator, not the server: the server's limit is then higher.
         result["ramp_generator_bound"] = any(not st["sustained"] and st["generator_bound"] for st in steps)
         result["failures"] = gen.failures[:10]
+        if args.soak > 0:
+            result["soak"] = await _soak(gen, pid, args, log)
     finally:
         result["rss_peak_kib"] = status_kib(pid, "VmHWM")
         await gen.close()
@@ -169,6 +173,33 @@ def _brief(s: dict[str, Any]) -> str:
         f" err {s['errors']} srv {s['server_cpu_us_per_cmd']}us/cmd (sys {s['server_sys_us_per_cmd']})"
         f" gen {s['gen_cpu_share']}"
     )
+
+
+async def _soak(gen: loadgen.Generator, pid: int, args: argparse.Namespace, log: Any) -> dict[str, Any]:
+    """Commands at ``--soak-rate`` until ``--soak`` of them are answered,
+    in 10 s chunks (bounded: at most twice the chunks the count needs), the
+    server's RSS read after each: RSS at half the count against RSS at the
+    end says whether memory stays bounded once every buffer is full (replay
+    buffers, undo stacks, views)."""
+    chunk = 10.0
+    target = args.soak
+    most = 2 * max(1, int(target / (args.soak_rate * chunk)) + 1)
+    done, samples = 0, []
+    half: dict[str, Any] | None = None
+    for _ in range(most):
+        phase = await gen.run_phase(args.soak_rate, chunk, drain=2.0)
+        done += phase.completed + sum(phase.errors.values())
+        sample = {"commands": done, "rss_kib": status_kib(pid, "VmRSS")}
+        samples.append(sample)
+        if half is None and done >= target / 2:
+            half = sample
+        if done >= target:
+            break
+    end = samples[-1]
+    growth = None if half is None else round((end["rss_kib"] - half["rss_kib"]) / half["rss_kib"] * 100, 2)
+    log(f"  soak: {done} commands; RSS at {half} -> {end} ({growth} %)")
+    return {"rate": args.soak_rate, "commands": done, "half": half, "end": end, "growth_pct": growth,
+            "samples": samples}
 
 
 def measure_restart(
