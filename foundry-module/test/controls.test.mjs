@@ -234,8 +234,18 @@ test("Pain & Mettle: stabilize as helper, by fiat, kits, strenuous, effort, inju
   const calm = mettle();
   calm.characters.ysolde.badges = ["dying", "stabilized"];
   assert.ok(!ids(buildPanel(doc, { connection: fakeConnection(calm), tokenDoc: tok("brannoc") })).includes("mettle.stabilize"));
-  const ysolde = ids(buildPanel(doc, { connection: fakeConnection(mettle()), tokenDoc: tok("ysolde") }));
-  assert.ok(!ysolde.includes("mettle.stabilize") && !ysolde.includes("mettle.injury_remove") && ysolde.includes("mettle.injury_add"));
+  const dyingWindow = buildPanel(doc, { connection: fakeConnection(mettle()), tokenDoc: tok("ysolde") });
+  const ysolde = ids(dyingWindow);
+  assert.ok(!ysolde.includes("mettle.injury_remove") && ysolde.includes("mettle.injury_add"));
+  // The dying one's own window: it is stabilized, by another present character
+  // (one with kit uses left first), never by itself.
+  assert.equal(field(dyingWindow, "mettle.stabilize", "char").value, "ysolde");
+  assert.equal(field(dyingWindow, "mettle.stabilize", "helper").value, "brannoc");
+  assert.deepEqual(options(field(dyingWindow, "mettle.stabilize", "helper")), ["brannoc"]);
+  assert.deepEqual(options(field(dyingWindow, "mettle.stabilize", "kit")), ["bandages", "empty"], "the helper's kits");
+  const alone = mettle();
+  alone.characters.brannoc.badges = ["unconscious"];
+  assert.ok(!ids(buildPanel(doc, { connection: fakeConnection(alone), tokenDoc: tok("ysolde") })).includes("mettle.stabilize"), "nobody able to help");
 });
 
 test("Hursagmu: damage, fall, poison, heal, rest — bodies match the schema", () => {
@@ -318,7 +328,8 @@ test("players are offered exactly what permissions.py lets them send; the GM eve
     [mettle(), "brannoc", ["mettle.shake_off", "mettle.effort", "mettle.stabilize", "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous"]],
     [hursagmu(), "gil", ["hursagmu.rest"]],
     // HUR-14: while a declared fall waits, its character's player breaks or takes it.
-    [(() => { const s = hursagmu(); s.characters.gil.sheet.pending_fall = 4; return s; })(), "gil", ["hursagmu.rest", "hursagmu.break_fall", "hursagmu.take_fall"]],
+    // Until then its own actions wait (the server refuses them: falling), the answers first.
+    [(() => { const s = hursagmu(); s.characters.gil.sheet.pending_fall = 4; return s; })(), "gil", ["hursagmu.break_fall", "hursagmu.take_fall"]],
     [dryh(), "jack", ["dryh.declare", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
     [dryh({ rolls: { mina: open } }), "jack", ["dryh.declare", "dryh.help", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
     [dryh({ rolls: { jack: rolledRoll } }), "jack", ["dryh.declare", "dryh.roll", "dryh.hope_improve", "dryh.hope_spend", "dryh.recover_discipline"]],

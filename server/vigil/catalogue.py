@@ -169,6 +169,10 @@ def _game(name: str, system: Game, commands: dict[str, Json]) -> Json:
         "correctable": correctable,
         "refs": _refs(sheet, name),
         "pending_choices": {kind: list(moves) for kind, moves in system.pending_choices.items()},
+        "waits": [
+            {"field": w.field, "answers": list(w.answers), "blocks": dict(w.blocks), "refusal": w.refusal}
+            for w in system.waits
+        ],
         "commands": [
             *(tag for tag, c in commands.items() if c["game"] == name),
             *(tag for tag, c in commands.items() if c["game"] is None and c["scope"] != "operator"),

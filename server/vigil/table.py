@@ -13,7 +13,8 @@ applied: :meth:`Table.restore` takes the table (and its views) back to a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import ChainMap
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,37 @@ class Mark:
     epoch: int
     rev: int
     sent: dict[str, dict[str, Any]]
+    undoable: dict[int, dict[str, Any]]
+
+
+# The fields of a command that name the character it is about, in the order
+# a person reads it (a stabilize is about the dying one, not its helper; a
+# new character is its ``id``).
+_ABOUT_FIELDS = ("char", "patient", "who", "helper", "healer", "id")
+
+
+def undo_about(
+    rev: int, actor: str, game: float, command: dict[str, Any] | None, names: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What an undo of the change at ``rev`` would take back, as the GM's
+    view says it: its command's tag (the catalogue labels it), the
+    character it is about and that character's name then (the page prefers
+    the current name; a removed one keeps this), who sent it (the token's
+    label) and the game time it was made at. Read from the change itself
+    when it commits, or from its log entry after a restart."""
+    body = command or {}
+    char = next((v for k in _ABOUT_FIELDS if isinstance(v := body.get(k), str)), None)
+    name = body.get("name") if body.get("type") == "character.create" else None
+    if char is not None and name is None:
+        name = names.get(char, {}).get("name")
+    return {
+        "rev": rev,
+        "command": body.get("type"),
+        "char": char,
+        "name": name,
+        "by": actor.split("#")[0],
+        "at": game,
+    }
 
 
 @dataclass
@@ -67,6 +99,12 @@ class Table:
     state: Any = field(init=False)
     anchor: Anchor = field(init=False)
     _views: TableViews = field(init=False)
+    # What each rev of the undo stack would take back (:func:`undo_about`):
+    # kept beside the document, whose stack holds revs only, from each
+    # undoable change as it commits and, after a load, from the log
+    # (:meth:`recall_undo`). Replaced, never changed in place, so that a
+    # mark keeps it as it was without a copy.
+    _undoable: dict[int, dict[str, Any]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._views = TableViews(self.id, self.system)
@@ -104,7 +142,10 @@ class Table:
         self.doc = doc
         self.state = state
         self.anchor = msgspec.convert(doc["clock"], Anchor)
-        self._views.load(state, doc["meta"], self.anchor, self.name, self.settings)
+        stack = doc.get("undo", [])
+        if len(self._undoable) > len(stack):
+            self._undoable = {r: self._undoable[r] for r in stack if r in self._undoable}
+        self._views.load(state, doc["meta"], self.anchor, self.name, self.settings, self.undo_next())
 
     # -- reading ------------------------------------------------------------
 
@@ -133,6 +174,30 @@ class Table:
         """The rev that an undo would take back now, if any."""
         stack: list[int] = self.doc.get("undo", [])
         return stack[-1] if stack else None
+
+    def undo_next(self) -> dict[str, Any] | None:
+        """What an undo would take back now (:func:`undo_about`; only its
+        rev when the log could not say more), or None: the GM's view
+        publishes it, so the page can say which command its undo button
+        takes back."""
+        top = self.next_undo()
+        if top is None:
+            return None
+        unknown = {"rev": top, "command": None, "char": None, "name": None, "by": None, "at": None}
+        return self._undoable.get(top, unknown)
+
+    def recall_undo(self, entries: Iterable[LogEntry]) -> None:
+        """After a load: learn from their log entries what the revs of the
+        undo stack would take back (entries of other revs are ignored)."""
+        stack = set(self.doc.get("undo", []))
+        meta: dict[str, Any] = self.doc["meta"]
+        learnt = {
+            e.rev: undo_about(e.rev, e.actor, e.game, e.command, meta)
+            for e in entries
+            if e.rev in stack and e.epoch == self.epoch
+        }
+        self._undoable = {**self._undoable, **learnt}
+        self._views.load(self.state, meta, self.anchor, self.name, self.settings, self.undo_next())
 
     # -- views --------------------------------------------------------------
 
@@ -267,6 +332,10 @@ class Table:
         change.rev = self.rev
         doc = change.doc
         if change.undoable:
+            # Names as they are after the change, else before (a removed one's).
+            names = ChainMap(doc["meta"], self.doc["meta"])
+            about = undo_about(self.rev, change.actor, change.game, change.command, names)
+            self._undoable = {**self._undoable, self.rev: about}
             # The stack is part of the document, so its push is one of the
             # change's ops like any other: the log entry carries it, and a
             # table rebuilt from a snapshot and the log undoes what this
@@ -283,16 +352,18 @@ class Table:
         audience's view is made anew (it is sent a snapshot)."""
         self.epoch += 1
         self.rev = 0
+        self._undoable = {}
         self._load_doc({**self.doc, "undo": []}, self.state)
         self._views.resend()
 
     def mark(self) -> Mark:
         """Where the table is now, to :meth:`restore` if what follows fails."""
-        return Mark(self.doc, self.state, self.epoch, self.rev, self._views.sent())
+        return Mark(self.doc, self.state, self.epoch, self.rev, self._views.sent(), self._undoable)
 
     def restore(self, mark: Mark) -> None:
         """Back to ``mark``, as if nothing since had happened (documents are
         never changed in place, so the marked one is intact)."""
+        self._undoable = mark.undoable
         self._load_doc(mark.doc, mark.state)
         self.epoch, self.rev = mark.epoch, mark.rev
         self._views.restore(mark.sent)

@@ -53,6 +53,7 @@ class TableViews:
         self._meta: dict[str, Any] = {}
         self._anchor = Anchor()
         self._settings: dict[str, Any] = {}
+        self._undo: dict[str, Any] | None = None
         self._renders: dict[str, CharacterRender] | None = None
         # What the renders were made from before the last change, so that
         # the next ones rebuild only what changed (see renders).
@@ -69,10 +70,17 @@ class TableViews:
         self._sent: dict[str, dict[str, Any]] = {}
 
     def load(
-        self, state: Any, meta: dict[str, Any], anchor: Anchor, name: str, settings: dict[str, Any]
+        self,
+        state: Any,
+        meta: dict[str, Any],
+        anchor: Anchor,
+        name: str,
+        settings: dict[str, Any],
+        undo: dict[str, Any] | None = None,
     ) -> None:
         """The table is now at ``state`` (with these names and visibility,
-        clock anchor, name and settings); what can be reused is kept."""
+        clock anchor, name, settings and what an undo would take back);
+        what can be reused is kept."""
         previous = self._state
         if previous is not None and self._renders is not None:
             self._previous = (previous, self._meta, self._renders)
@@ -94,6 +102,7 @@ class TableViews:
             self._shared = {}
         self._state, self._meta, self._anchor = state, meta, anchor
         self._name, self._settings = name, settings
+        self._undo = same_or(undo, self._undo)
         self._renders = None
         if self._clock is not None:
             self._old_clock, self._clock = self._clock, None
@@ -136,6 +145,7 @@ class TableViews:
             chars=chars,
             anchor=self._anchor,
             settings=self._settings,
+            undo=self._undo,
             games=self._games,
             old_games=self._old_games,
             clock=self._clock,

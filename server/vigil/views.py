@@ -216,6 +216,7 @@ def build_view(
     chars: dict[str, CharacterRender],
     anchor: Anchor,
     settings: dict[str, Any],
+    undo: dict[str, Any] | None = None,
     games: GameViews | None = None,
     old_games: GameViews | None = None,
     clock: dict[str, Any] | None = None,
@@ -225,7 +226,9 @@ def build_view(
     character sets for one state: audiences that see the same characters
     the same way share it. ``old_games`` are those of the previous state,
     whose equal parts the new ones share (see :func:`share_equal`).
-    ``shared`` is the game's own memo for this state (``Game.public_table``)."""
+    ``shared`` is the game's own memo for this state (``Game.public_table``).
+    ``undo`` is what the GM's undo would take back now (the GM's alone, as
+    the history's commands are)."""
     is_gm = audience.kind == GM
     characters: dict[str, Any] = {}
     for cid, render in chars.items():
@@ -264,4 +267,5 @@ def build_view(
     if is_gm:
         view["options"] = msgspec.to_builtins(state.options)
         view["settings"] = dict(settings)
+        view["undo"] = undo
     return view

@@ -327,7 +327,8 @@ async def test_invites_mint_copy_list_and_revoke(vigil_server: ServerProcess, ne
 
 
 async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerProcess, new_page) -> None:
-    """Undo takes back the last GM command (marked undone in the history);
+    """Undo takes back the last GM command, named on its button (marked
+    undone in the history);
     a correction sets a field; visibility hides a character from the
     spectator; a refused command is shown as a sentence from codes.json."""
     gm = await new_page()
@@ -339,7 +340,8 @@ async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerP
     await gm.locator("#act-char").select_option("ysolde")
     await act(gm, "mettle.pain", amount="3")
     await expect(ysolde.locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^3"))
-    await gm.get_by_role("button", name="Undo last GM command").click()
+    # The undo button says what it takes back (the GM's view: state.undo).
+    await gm.get_by_role("button", name=re.compile(r"^↶ Undo: Apply pain — Ysolde \(rev \d+\)$")).click()
     await expect(ysolde.locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^0"))
     await expect(gm.locator("#history .entry.undone")).to_contain_text("Ysolde takes 3 pain")
 

@@ -360,6 +360,26 @@ def test_games_roles_and_their_commands() -> None:
         assert shared <= set(game["commands"])
 
 
+def test_waits_name_a_sheet_field_answers_and_the_acting_character_of_each_block() -> None:
+    """What a character's sheet may hold for its answer (HUR-14: a pending
+    fall): the field is on the game's sheet, the answers and the blocked
+    commands are the game's, and each block names a character field of its
+    command (the one acting), whose refusal has words."""
+    codes = json.loads((pathlib.Path(__file__).parents[2] / "schemas" / "codes.json").read_text())
+    for name, game in CATALOGUE["games"].items():
+        assert game["waits"] == [json.loads(json.dumps(w._asdict())) for w in GAMES[name].waits]
+        sheet = {f["name"] for f in game["sheet"]}
+        for wait in game["waits"]:
+            assert wait["field"] in sheet
+            assert set(wait["answers"]) <= set(game["commands"])
+            for tag, field in wait["blocks"].items():
+                assert tag in game["commands"] and tag not in wait["answers"]
+                kinds = {f["name"]: f["type"] for f in COMMANDS[tag]["fields"]}
+                assert kinds[field] == "character", (tag, field)
+            assert wait["refusal"] in codes["errors"]
+    assert [w["field"] for w in CATALOGUE["games"]["hursagmu"]["waits"]] == ["pending_fall"]
+
+
 # ---- close codes and lang ---------------------------------------------------
 
 

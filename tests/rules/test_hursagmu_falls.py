@@ -8,9 +8,22 @@ import pytest
 from hursagmu_helpers import add, codes, new_table, one, refused, run
 
 from vigil.permissions import allowed
-from vigil.rules.hursagmu.commands import BreakFall, Fall, Harm, TakeFall
-from vigil.rules.hursagmu.falls import fall_damage
+from vigil.rules.hursagmu.commands import (
+    ApplyPoison,
+    BreakFall,
+    Damage,
+    Fall,
+    Harm,
+    Heal,
+    RestAction,
+    SeeDim,
+    SetSenses,
+    TakeFall,
+    TraitRollCmd,
+)
+from vigil.rules.hursagmu.falls import WAIT, fall_damage
 from vigil.rules.hursagmu.state import HursagmuTable
+from vigil.rules.hursagmu.system import SYSTEM
 
 
 @pytest.mark.parametrize(
@@ -112,3 +125,41 @@ def test_hur14_the_falling_characters_player_chooses() -> None:
         assert not allowed("player", own, tag, {"char": "npc"})
         assert allowed("gm", frozenset(), tag, {"char": "npc"})
     assert not allowed("player", own, "hursagmu.fall", {"char": "c", "spaces": 4})
+
+
+def test_hur14_the_falling_character_does_nothing_else_of_its_own() -> None:
+    """A Decision of HUR-14: as a DRYH character whose choice is pending
+    stays in its roll, a falling character's own rolls, rest and healing
+    of another are refused until it breaks or takes the fall; what is done
+    to it still happens. Every command ``WAIT`` blocks is refused here."""
+    t = falling(4, traits={"athlete": 3, "perception": 2, "healer": 4, "constitution": 2}, stuns=2)
+    t = add(t, "o", wounds=3)
+    blocked = {
+        "hursagmu.trait_roll": TraitRollCmd(char="c", trait="athlete", target=7, kind="physical"),
+        "hursagmu.see_dim": SeeDim(char="c", challenge=5),
+        "hursagmu.rest": RestAction(char="c"),
+        "hursagmu.heal": Heal(patient="o", healer="c"),
+    }
+    assert set(blocked) == set(WAIT.blocks)
+    for cmd in blocked.values():
+        err = refused(t, cmd, WAIT.refusal)
+        assert (err.rule, err.params) == ("HUR-14", {"char": "c", "spaces": 4})
+    # Others' doings to it are not its actions.
+    assert run(t, Harm(char="c", wounds=1)).state.characters["c"].pending_fall == 4
+    assert run(t, Damage(char="c", amount=3), 1, 1).state.characters["c"].pending_fall == 4
+    poison = ApplyPoison(char="c", damage=1, interval=10, duration=30)
+    assert run(t, poison).state.characters["c"].pending_fall == 4
+    assert run(t, SetSenses(char="c", blind=True)).state.characters["c"].blind
+    # Healing the falling one is its healer's action: refused, if at all, by HUR-11.
+    refused(add(t, "h", traits={"healer": 3}), Heal(patient="c", healer="h"), "recovery_first")
+    # Once the fall is taken, all is open again.
+    landed = run(t, TakeFall(char="c"), 6, 6).state
+    assert codes(run(landed, RestAction(char="c"), 6, 6).events)[0] == "rest_rolled"
+
+
+def test_hur14_a_pending_fall_is_a_falling_badge_and_a_wait_of_the_catalogue() -> None:
+    t = falling(4)
+    assert "falling" in SYSTEM.summary(t, "c").badges
+    assert "falling" not in SYSTEM.summary(run(t, TakeFall(char="c"), 6, 6).state, "c").badges
+    assert SYSTEM.waits == (WAIT,)
+    assert WAIT.field == "pending_fall" and set(WAIT.answers) == {"hursagmu.break_fall", "hursagmu.take_fall"}

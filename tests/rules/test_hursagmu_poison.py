@@ -165,4 +165,6 @@ def test_hur13_summary_and_derived_show_the_poison() -> None:
     summary = SYSTEM.summary(t, "c")
     assert [(c.kind, c.until, c.since) for c in summary.countdowns] == [("poison", 28, 10)]
     derived = SYSTEM.derived(t, "c")
-    assert derived["poisons"] == {"p0001": {"next_dose_at": 16, "doses_left": 3, "ends_at": 28}}
+    assert derived["poisons"] == {
+        "p0001": {"called": "the poison", "next_dose_at": 16, "doses_left": 3, "ends_at": 28}
+    }

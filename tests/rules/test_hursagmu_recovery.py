@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hursagmu_helpers import add, advance, codes, new_table, one, refused, run
+from hursagmu_helpers import SYSTEM, add, advance, codes, new_table, one, refused, run
 
 from vigil.rules.clock import DAY, HOUR
 from vigil.rules.hursagmu.commands import Harm, Heal, Morning, SetRest
@@ -213,6 +213,20 @@ def test_hur09_wake_hour_already_passed_waits_for_tomorrow() -> None:
     t = advance(new_table(wake_hour=7), 9 * HOUR).state
     t = add(t, "late", wounds=1)
     assert SYSTEM_due_times(t) == [DAY + 7 * HOUR]
+
+
+def test_hur09_derived_next_recovery_roll_is_the_next_waking_that_rolls() -> None:
+    """What a page counts down to: the clock's next waking, while it will
+    roll dice (wounds or shocks, a night not spoiled); None otherwise."""
+    t = add(new_table(wake_hour=7), "juk", traits={"constitution": 6}, wounds=10)
+    t = add(t, "whole", traits={"constitution": 6})
+    assert SYSTEM.derived(t, "juk")["next_recovery_at"] == 7 * HOUR
+    assert SYSTEM.derived(t, "whole")["next_recovery_at"] is None, "nothing to recover: no roll"
+    t = advance(t, 8 * HOUR, 3, 4).state
+    assert SYSTEM.derived(t, "juk")["next_recovery_at"] == DAY + 7 * HOUR
+    spoiled = run(t, SetRest(char="juk", spoiled=True)).state
+    assert SYSTEM.derived(spoiled, "juk")["next_recovery_at"] is None
+    assert SYSTEM.derived(add(new_table(), "w", wounds=3), "w")["next_recovery_at"] is None, "no wake hour"
 
 
 def test_hur09_wake_hour_uses_the_nights_rest_terms() -> None:

@@ -38,6 +38,7 @@ def _fresh_view(table: Table, audience: Audience) -> dict[str, Any]:
         chars=renders(table.system, table.state, table.doc["meta"]),
         anchor=table.anchor,
         settings=table.settings,
+        undo=table.undo_next(),
     )
 
 

@@ -42,8 +42,12 @@ async def test_undo_after_a_restart_undoes_the_latest_command(
         server.stop(sig)
         server.start()
         gm = await Client.open(server.ws_url, server.gm_token)
-        await gm.ok({"type": "undo"})
         assert gm.state is not None
+        # The GM's view still says what the undo takes back (from the log).
+        about = gm.state["undo"]
+        assert (about["command"], about["char"], about["name"]) == ("mettle.injury_add", "c", "Cara")
+        await gm.ok({"type": "undo"})
+        assert gm.state["undo"]["command"] == "mettle.rattle"
         sheet = gm.state["characters"]["c"]["sheet"]
         assert (sheet["injuries"], sheet["rattle"]) == ([], 2), "the injury went, the rattle stayed"
         await gm.ok({"type": "undo"})

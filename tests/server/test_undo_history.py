@@ -24,6 +24,46 @@ async def test_undo_compensates_the_last_gm_command(running: Running) -> None:
     assert undone_rev in flagged
 
 
+async def test_the_gm_view_says_what_undo_would_take_back_and_no_one_else_sees_it(
+    running: Running,
+) -> None:
+    """The GM's view publishes what ``Table.next_undo()`` would take back
+    (its rev, command, character, sender and game time), kept current by
+    the patches; players and spectators never get it; None when nothing
+    is left to undo."""
+    _table, gm = await running.table("mettle", {"a": {"mettle": 9}, "b": {"mettle": 9}})
+    player = await running.connect(await running.mint(gm, "player", ["a"]))
+    spectator = await running.connect(await running.mint(gm, "spectator"))
+    await gm.ok({"type": "mettle.pain", "char": "a", "amount": 2})
+    first = gm.rev
+    await player.ok({"type": "mettle.rest_start", "char": "a"})  # a player's: not undoable
+    await gm.ok({"type": "mettle.rattle", "char": "b", "amount": 3})
+    assert gm.state is not None
+    undo = gm.state["undo"]
+    assert undo == {
+        "rev": gm.rev,
+        "command": "mettle.rattle",
+        "char": "b",
+        "name": gm.state["characters"]["b"]["name"],
+        "by": undo["by"],
+        "at": gm.state["clock"]["game"],
+    }
+    assert undo["by"] and "#" not in undo["by"], "the token's label, not its id"
+    await player.wait_rev(gm.rev)
+    await spectator.wait_rev(gm.rev)
+    assert player.state is not None and spectator.state is not None
+    assert "undo" not in player.state and "undo" not in spectator.state
+    await gm.ok({"type": "undo"})
+    assert gm.state["undo"]["rev"] == first and gm.state["undo"]["command"] == "mettle.pain"
+    await gm.ok({"type": "undo"})
+    # Making the characters was the GM's too: undoable, newest first.
+    assert (gm.state["undo"]["command"], gm.state["undo"]["char"]) == ("character.create", "b")
+    _empty, fresh = await running.table("mettle")
+    assert fresh.state is not None and fresh.state["undo"] is None
+    reply = await fresh.cmd({"type": "undo"})
+    assert reply["code"] == "nothing_to_undo"
+
+
 async def test_undo_refuses_when_later_changes_touched_the_same_fields(running: Running) -> None:
     _table, gm = await running.table("mettle", {"a": {"mettle": 9}})
     await gm.ok({"type": "mettle.pain", "char": "a", "amount": 2})

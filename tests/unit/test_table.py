@@ -122,10 +122,12 @@ def test_a_change_nobody_else_may_see_still_reaches_everyone_as_an_empty_patch()
     table.watch(PUBLIC_AUDIENCE)
     _change, patches = _run(table, CharacterMeta(char="b", notes="only the GM reads this"))
     by_key = {k: p.ops for p in patches for k in p.keys}
-    assert by_key == {
-        "public": [],
-        "gm": [{"op": "replace", "path": "/characters/b/notes", "value": "only the GM reads this"}],
-    }
+    assert by_key["public"] == [] and sorted(by_key) == ["gm", "public"]
+    # The GM's: the notes, and what its undo would now take back (this change).
+    notes = {"op": "replace", "path": "/characters/b/notes", "value": "only the GM reads this"}
+    assert by_key["gm"][0] == notes
+    assert {op["path"].split("/")[1] for op in by_key["gm"][1:]} == {"undo"}
+    assert table.view(GM_AUDIENCE)["undo"]["command"] == "character.meta"
 
 
 def test_audiences_that_see_alike_share_one_view_and_one_patch() -> None:
@@ -326,6 +328,26 @@ def test_a_table_rebuilt_from_its_log_equals_the_table_undo_stack_included() -> 
         assert _json(rebuilt) == _json(table.doc), f"equal after rev {table.rev}"
     again = Table(id="t", system=GAMES["mettle"], epoch=1, rev=table.rev, doc=rebuilt, undo_depth=20)
     assert again.next_undo() == entries[1].rev, "the next undo takes back the second rattle"
+    # What it takes back is known again once the log is recalled: the same
+    # as the table that made the changes says (names, sender, game time).
+    assert again.undo_next() == {
+        "rev": entries[1].rev,
+        **dict.fromkeys(["command", "char", "name", "by", "at"]),
+    }
+    again.recall_undo(entries)
+    assert again.undo_next() == table.undo_next() == table.view(GM_AUDIENCE)["undo"]
+    assert again.view(GM_AUDIENCE)["undo"]["command"] == "mettle.rattle"
+
+
+def test_a_failed_commit_restores_what_the_undo_would_take_back() -> None:
+    table = _table()
+    _run(table, Rattle(char="a", amount=1))
+    before = table.undo_next()
+    mark = table.mark()
+    _run(table, Rattle(char="b", amount=2))
+    assert table.undo_next() != before
+    table.restore(mark)
+    assert table.undo_next() == before == table.view(GM_AUDIENCE)["undo"]
 
 
 def test_an_old_log_without_the_undo_stack_in_its_ops_still_loads(tmp_path: Any) -> None:

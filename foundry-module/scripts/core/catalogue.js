@@ -5331,7 +5331,8 @@ export const CATALOGUE = {
           "required": false,
           "type": "string"
         }
-      ]
+      ],
+      "waits": []
     },
     "hursagmu": {
       "commands": [
@@ -6283,6 +6284,22 @@ export const CATALOGUE = {
           "required": false,
           "type": "number"
         }
+      ],
+      "waits": [
+        {
+          "answers": [
+            "hursagmu.break_fall",
+            "hursagmu.take_fall"
+          ],
+          "blocks": {
+            "hursagmu.heal": "healer",
+            "hursagmu.rest": "char",
+            "hursagmu.see_dim": "char",
+            "hursagmu.trait_roll": "char"
+          },
+          "field": "pending_fall",
+          "refusal": "falling"
+        }
       ]
     },
     "mettle": {
@@ -7116,7 +7133,8 @@ export const CATALOGUE = {
           "required": false,
           "type": "number"
         }
-      ]
+      ],
+      "waits": []
     }
   },
   "protocol": 1,

@@ -32,6 +32,8 @@ export const BADGES = Object.freeze({
   resting: { letter: "R", shape: "circle", tone: "calm", color: 0x1565c0 },
   blind: { letter: "Bl", shape: "square", tone: "calm", color: 0x37474f },
   deaf: { letter: "Df", shape: "square", tone: "calm", color: 0x37474f },
+  // HUR-14: a fall the GM declared waits on its character's answer.
+  falling: { letter: "Fa", shape: "triangle", tone: "warn", color: 0xef6c00 },
 });
 
 /** A badge code's look; an unknown code (a newer server) still draws, plainly. */
@@ -58,7 +60,8 @@ export const HELPER = Object.freeze({ letter: "H", fill: 0xf4f1e8, text: 0x11111
 export const poolKey = (pool) => `VIGIL.Pool.${pool}`;
 export const poolShortKey = (pool) => `VIGIL.PoolShort.${pool}`;
 
-/** The kinds of countdown the server sends (`character.countdowns[].kind`). */
+/** The kinds of countdown the server sends (`character.countdowns[].kind`),
+ * and those of `nextRandom` below; a key may take `{name}`. */
 export const countdownKey = (kind) => `VIGIL.Countdown.${kind}`;
 
 /** A counter shown beside a character: a sheet number with a letter. */
@@ -91,6 +94,13 @@ export const GAMES = Object.freeze({
     rattle: true,
   },
   hursagmu: {
+    // HUR-13 poison doses, HUR-08 an unconscious character's rest rolls and
+    // HUR-09 the wake hour's recovery rolls: the clock rolls their dice.
+    random: (d) => [
+      ...Object.values(d.poisons ?? {}).map((p) => ({ kind: "poison_dose", until: p.next_dose_at, name: p.called })),
+      { kind: "rest_roll", until: d.next_rest_at },
+      { kind: "recovery_roll", until: d.next_recovery_at },
+    ],
     counters: [
       { ...counter("stuns", "S", 0xf9a825), hideZero: true },
       { ...counter("wounds", "W", 0xb71c1c), hideZero: true },
@@ -104,6 +114,26 @@ export const GAMES = Object.freeze({
 });
 
 const NO_GAME = { counters: [], dieSuccess: () => null, pools: false, rattle: false };
+
+/** The countdown kinds of `nextRandom`, for the lang check. */
+export const RANDOM_KINDS = Object.freeze(["poison_dose", "rest_roll", "recovery_roll"]);
+
+/**
+ * The next timed effects of a character whose outcome is random — the
+ * clock will roll their dice — soonest first, as countdowns drawn from the
+ * clock anchor the way the dying countdown is (no message per second; a
+ * paused clock holds them still): [{kind, until, name?}]. From the server's
+ * derived numbers, so only for a viewer who sees them (`random` of GAMES:
+ * Hursagmu's; Pain & Mettle's and DRYH's timed effects have sure outcomes,
+ * and their deadlines are the server's countdowns).
+ */
+export function nextRandom(game, ch) {
+  const random = GAMES[game]?.random;
+  if (!random || !ch?.derived) return [];
+  return random(ch.derived)
+    .filter((c) => typeof c.until === "number" && Number.isFinite(c.until))
+    .sort((a, b) => a.until - b.until);
+}
 export const gameLook = (game) => GAMES[game] ?? NO_GAME;
 
 /** One die as a game reads it: {face, success: true | false | null}. */

@@ -7,7 +7,8 @@
  * puts in the view (DRYH: state.game.rolls[owner].legal = {failures,
  * choices}, server/vigil/rules/dryh/view.py legal_moves), someone dying to
  * stabilize. Pure data, shared by every client (the Foundry window; the
- * dashboard's mayWith is `mayAct`); the server still checks every command.
+ * dashboard draws its forms and its DRYH roll controls from these offers);
+ * the server still checks every command.
  *
  * An offer: {entry, char, values, choices}, the ctx members of
  * buildForm (core/forms.js) that make the form of that command for this
@@ -58,25 +59,50 @@ const others = (state, char, keep = () => true) => Object.entries(state?.charact
   .filter(([id, ch]) => id !== char && keep(id, ch))
   .map(([id]) => id);
 
-const fallPending = (state, char) => (state?.characters?.[char]?.sheet?.pending_fall ?? null) !== null;
+const waitsOf = (catalogue, system) => catalogue?.games?.[system]?.waits ?? [];
 
 /**
- * Commands that answer something waiting on character `char`, by tag: a
- * predicate (state, char) → whether it waits now. HUR-14: a fall the GM
- * declared (the sheet's pending_fall) until its character breaks or takes
- * it. The Foundry window and the pages offer these only while they wait.
+ * What waits on character `char` for its answer: the waits of the game
+ * (catalogue `games.<game>.waits`, the server's rules/game.py Wait) whose
+ * sheet field is set — HUR-14: a fall the GM declared (`pending_fall`)
+ * until its character breaks or takes it. Only for a viewer who sees the
+ * sheet. [wait] ({field, answers, blocks, refusal}).
  */
-export const WAITING = Object.freeze({
-  "hursagmu.break_fall": fallPending,
-  "hursagmu.take_fall": fallPending,
-});
-const dying = (ch) => (ch.badges ?? []).includes("dying") && !(ch.badges ?? []).includes("stabilized");
+export function waitsOn(catalogue, state, char) {
+  const sheet = state?.characters?.[char]?.sheet;
+  if (!sheet) return [];
+  return waitsOf(catalogue, state.system).filter((w) => (sheet[w.field] ?? null) !== null);
+}
+
+/** Whether command `tag` answers a wait of the game (offered only while it waits). */
+export const answersAWait = (catalogue, system, tag) => waitsOf(catalogue, system).some((w) => w.answers.includes(tag));
 
 /**
- * The state's say on a command for character `char`, by tag: null (not
- * now) or {values, choices, subject} — `subject: false` when the window's
- * character is not the command's subject (it helps, or chooses, in another's
- * roll). Commands not listed are offered as the catalogue says.
+ * The wait that makes the server refuse `entry` with these field values
+ * (the character acting in it is waiting: a falling character's own rolls,
+ * HUR-14), or null.
+ */
+export function blockedBy(catalogue, state, entry, values) {
+  for (const w of waitsOf(catalogue, state?.system)) {
+    const name = w.blocks?.[entry.type];
+    if (name && typeof values[name] === "string" && waitsOn(catalogue, state, values[name]).includes(w)) return w;
+  }
+  return null;
+}
+
+const badgesOf = (ch) => ch?.badges ?? [];
+const dying = (ch) => badgesOf(ch).includes("dying") && !badgesOf(ch).includes("stabilized");
+/** MET-11: a helper must be able to act (active: no unconscious, dying or departed badge). */
+const able = (ch) => !badgesOf(ch).some((b) => b === "unconscious" || b === "dying" || b === "departed");
+const kitsLeft = (ch) => Object.entries(ch?.sheet?.kits ?? {}).filter(([, uses]) => uses > 0).map(([kit]) => kit);
+const byName = (state) => (a, b) => String(state.characters[a]?.name ?? a).localeCompare(String(state.characters[b]?.name ?? b)) || a.localeCompare(b);
+
+/**
+ * The state's say on a command for character `char` and this viewer
+ * ({role, own}), by tag: null (not now) or {values, choices, subject} —
+ * `subject: false` when the window's character is not the command's subject
+ * (it helps, or chooses, in another's roll). Commands not listed are
+ * offered as the catalogue says.
  */
 const NOW = {
   // DRYH-03: join a roll not yet rolled while in none; or leave the one joined.
@@ -105,15 +131,22 @@ const NOW = {
     if (!legal.length) return null;
     return { subject: false, values: { char: pending[0], who: char }, choices: { char: [pending[0]], who: [char], choice: legal } };
   },
-  // MET-11: the window's character helps a dying one, with a kit that has uses left.
-  "mettle.stabilize": (state, char) => {
+  // MET-11: a dying window character is stabilized by another present one
+  // (the viewer's own, for a player), one with kit uses left first; else the
+  // window's character helps a dying one, with a kit that has uses left.
+  "mettle.stabilize": (state, char, { role, own = [] } = {}) => {
+    const me = state?.characters?.[char];
+    if (dying(me)) {
+      const helpers = others(state, char, (id, ch) => able(ch) && (role !== "player" || own.includes(id))).sort(byName(state));
+      if (!helpers.length) return null;
+      const helper = helpers.find((id) => kitsLeft(state.characters[id]).length) ?? helpers[0];
+      return { values: { helper }, choices: { helper: helpers } };
+    }
     const patients = others(state, char, (id, ch) => dying(ch));
-    const kits = Object.entries(state?.characters?.[char]?.sheet?.kits ?? {}).filter(([, uses]) => uses > 0).map(([kit]) => kit);
-    if (!patients.length || !kits.length) return null;
+    const kits = kitsLeft(me);
+    if (!patients.length || !kits.length || !able(me)) return null;
     return { subject: false, values: { helper: char }, choices: { char: patients, helper: [char], kit: kits } };
   },
-  // HUR-14: answers to what waits on the character (WAITING).
-  ...Object.fromEntries(Object.entries(WAITING).map(([tag, waits]) => [tag, (state, char) => (waits(state, char) ? {} : null)])),
   // HUR-11: a healer of the table is another character (or an NPC's level).
   "hursagmu.heal": (state, char) => ({ choices: { healer: others(state, char) } }),
 };
@@ -161,10 +194,13 @@ export function commandsOf(catalogue, system) {
 export function characterOffers(catalogue, state, char, { role, own = [] } = {}) {
   if (!state?.characters?.[char]) return [];
   const out = [];
+  const waiting = waitsOn(catalogue, state, char);
   for (const entry of commandsOf(catalogue, state.system)) {
     if (entry.scope !== "character" || !maySend(entry, { role, own })) continue;
+    // HUR-14: an answer only while what it answers waits on this character.
+    if (answersAWait(catalogue, state.system, entry.type) && !waiting.some((w) => w.answers.includes(entry.type))) continue;
     const rule = NOW[entry.type];
-    const now = rule ? rule(state, char) : {};
+    const now = rule ? rule(state, char, { role, own }) : {};
     if (!now) continue;
     const subject = subjectField(entry)?.name;
     const values = { ...(now.values ?? {}) };
@@ -180,7 +216,24 @@ export function characterOffers(catalogue, state, char, { role, own = [] } = {})
       if (!mayAct(entry, { role, own }, values)) continue;
     }
     if (refsMissing(catalogue, entry, state, char, values)) continue;
-    out.push({ entry: withoutFixed(entry, now.choices ?? {}), char: isSubject ? char : null, values, choices: now.choices ?? {} });
+    // The server refuses a waiting character's own actions: not offered, and
+    // not among the characters a field lets act (a falling healer).
+    if (blockedBy(catalogue, state, entry, values)) continue;
+    const choices = narrowWaiting(catalogue, state, entry, now.choices ?? {});
+    out.push({ entry: withoutFixed(entry, choices), char: isSubject ? char : null, values, choices });
+  }
+  // What waits on the character is answered first (HUR-14: break or take the fall).
+  const first = (o) => (waiting.some((w) => w.answers.includes(o.entry.type)) ? 0 : 1);
+  return out.sort((a, b) => first(a) - first(b));
+}
+
+/** `choices` without the waiting characters in the field a wait blocks for `entry`. */
+function narrowWaiting(catalogue, state, entry, choices) {
+  let out = choices;
+  for (const w of waitsOf(catalogue, state?.system)) {
+    const name = w.blocks?.[entry.type];
+    if (!name || !Array.isArray(out[name])) continue;
+    out = { ...out, [name]: out[name].filter((id) => !waitsOn(catalogue, state, id).includes(w)) };
   }
   return out;
 }

@@ -92,6 +92,14 @@ class Hub:
             doc=loaded.doc,
             undo_depth=self.config.undo_depth,
         )
+        # What the undo stack would take back: from the log's tail, and the
+        # store for revs older than the snapshot (at most undo_depth reads).
+        stacked = set(loaded.doc.get("undo", []))
+        entries = [e for e in loaded.tail if e.rev in stacked]
+        for rev in sorted(stacked - {e.rev for e in entries}):
+            if (entry := self.store.entry(record.id, record.epoch, rev)) is not None:
+                entries.append(entry)
+        table.recall_undo(entries)
         host = TableHost(table=table, record=record, replay=self._replay())
         host.tokens = {t.token_id: t for t in self.store.tokens(record.id)}
         host.since_snapshot = len(loaded.tail)

@@ -70,6 +70,21 @@ class Summary(msgspec.Struct, kw_only=True):
     countdowns: list[Countdown] = []
 
 
+class Wait(NamedTuple):
+    """Something a character's sheet holds for its player's answer, the way
+    a DRYH roll stays open while a choice is pending (HUR-14: a declared
+    fall). While the sheet's ``field`` is not null, the commands ``answers``
+    settle it, and each command of ``blocks`` (tag → the field naming the
+    character that acts in it) is refused with ``refusal`` when that
+    character is the one waiting. Clients read it from the catalogue
+    (``games.<game>.waits``) to offer the answers first and hide the rest."""
+
+    field: str
+    answers: tuple[str, ...]
+    blocks: Mapping[str, str]
+    refusal: str
+
+
 class TableState(Protocol):
     """The fields the engine reads from every game's table state."""
 
@@ -90,6 +105,9 @@ class Game(Protocol):
     """The choices a resolved roll may leave pending, by kind, with the moves
     each kind allows (DRYH-14/16/20); empty in games without them. Clients
     read them from the catalogue instead of copying them."""
+    waits: tuple[Wait, ...]
+    """What a character's sheet may hold for its answer (:class:`Wait`);
+    empty in games without such a state."""
     # Does ``public_table`` read the characters' sheets (DRYH: the legal
     # moves of an open roll)? Then its view is rebuilt when a sheet changes.
     table_view_reads_sheets: bool

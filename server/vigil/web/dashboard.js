@@ -20,8 +20,8 @@
 
 import { VigilClient } from "/client/core/client.js";
 import { CATALOGUE } from "/client/core/catalogue.js";
-import { buildForm, choiceLabel, maySend, subjectField } from "/client/core/forms.js";
-import { WAITING, mayAct } from "/client/core/offers.js";
+import { buildForm, choiceLabel, commandLabel, maySend, subjectField } from "/client/core/forms.js";
+import { answersAWait, blockedBy, characterOffers, mayAct, waitsOn } from "/client/core/offers.js";
 import {
   STATUS_WORDS,
   errorSentence,
@@ -331,11 +331,13 @@ const BESPOKE = new Set([
   "table.create", "table.import", "table.list", "table.delete",
 ]);
 
-/** What waits on character `ch` for its player's answer, in words (or ""). */
-function waitingSentence(system, ch) {
-  const spaces = ch?.sheet?.pending_fall;
-  if (system !== "hursagmu" || spaces === null || spaces === undefined) return "";
-  return `${ch.name} is falling ${spaces} spaces: break the fall with an athlete roll, or take it.`;
+/** What waits on character `char` for its player's answer (core/offers.js
+ * waitsOn), in words from lang/en.json VIGIL.Wait.<field> (or ""). */
+function waitingSentence(state, char) {
+  const ch = state.characters[char];
+  return waitsOn(CATALOGUE, state, char)
+    .map((w) => t(`VIGIL.Wait.${w.field}`, { name: ch.name, value: ch.sheet[w.field] }))
+    .join(" ");
 }
 
 /** Built forms by slot ("act:<tag>", "table:<tag>"), kept across renders. */
@@ -426,28 +428,59 @@ function placeForms(container, prefix, entries, identity, data, extraFor = () =>
   if (!same) container.replaceChildren(...wanted);
 }
 
+/** This page's viewer, as core/offers.js takes it. */
+const viewer = () => ({ role: client.role, own: client.ownCharacters ?? [] });
+
+let offersMemo = { rev: null, byChar: new Map() };
+/**
+ * What this viewer may send now for character `char` (core/offers.js
+ * characterOffers: the same offers as the Foundry window, with the state's
+ * legal moves, pending choices and waits), memoized per drawn rev.
+ */
+function offersFor(state, char) {
+  if (offersMemo.rev !== client.rev) offersMemo = { rev: client.rev, byChar: new Map() };
+  if (!offersMemo.byChar.has(char)) offersMemo.byChar.set(char, char && state.characters[char] ? characterOffers(CATALOGUE, state, char, viewer()) : []);
+  return offersMemo.byChar.get(char);
+}
+
+/** The offer of command `tag` for character `char`, or null. */
+const offerFor = (state, char, tag) => offersFor(state, char).find((o) => o.entry.type === tag) ?? null;
+
+/**
+ * The "Act on" forms for character `selected`. A player gets what
+ * core/offers.js offers it now (as in the Foundry window); the GM every
+ * character command of the catalogue (the server refuses out of turn),
+ * prefilled and narrowed as the offers say (a dying character's stabilize
+ * names another present helper), less those the selected character may
+ * not send while something waits on it (HUR-14: a pending fall). What
+ * waits is answered first.
+ */
+function actingForms(state, selected) {
+  const offers = new Map(offersFor(state, selected).map((o) => [o.entry.type, o]));
+  const waiting = waitsOn(CATALOGUE, state, selected);
+  const answers = (e) => waiting.some((w) => w.answers.includes(e.type));
+  let acting = tableCommands(state.system).filter((e) => e.scope === "character" && !BESPOKE.has(e.type) && mayUse(e));
+  if (client.role === "player") acting = acting.filter((e) => offers.has(e.type));
+  else acting = acting.filter((e) => offers.has(e.type) || answersAWait(CATALOGUE, state.system, e.type) || !blockedBy(CATALOGUE, state, e, { [subjectField(e)?.name]: selected }));
+  acting.sort((a, b) => Number(answers(b)) - Number(answers(a)));
+  const ctxFor = (entry) => {
+    const offer = offers.get(entry.type);
+    if (!offer) return { char: selected };
+    return { ...(offer.char ? { char: offer.char } : {}), values: offer.values, choices: offer.choices };
+  };
+  return { entries: acting.map((e) => offers.get(e.type)?.entry ?? e), ctxFor };
+}
+
 /** The forms of the "Act on" panel and (GM) the table panel. */
 function renderForms(state, selected) {
-  const own = new Set(client.ownCharacters ?? []);
   const commands = tableCommands(state.system).filter((e) => !BESPOKE.has(e.type) && mayUse(e));
   const sheet = state.characters[selected] ?? null;
-  // Answers to what waits on a character (core/offers.js WAITING) are a
-  // player's only while it waits; the GM keeps every form (the server
-  // refuses out of turn).
-  const waits = (e) => client.role !== "player" || !WAITING[e.type] || WAITING[e.type](state, selected);
-  const acting = commands.filter((e) => e.scope === "character" && waits(e));
-  const waiting = waitingSentence(state.system, sheet);
+  const waiting = waitingSentence(state, selected);
   $("act-waiting").hidden = !waiting;
   $("act-waiting").textContent = waiting;
   const identity = JSON.stringify([selected, Object.keys(state.characters).map((id) => [id, state.characters[id].name])]);
-  // A player's form acts on its own character only where the command makes
-  // that character the subject (a stabilize names the dying one, not the helper).
-  const charFor = (entry) => {
-    if (client.role !== "player") return { char: selected };
-    const subject = subjectField(entry)?.name;
-    return entry.senders?.player?.own?.includes(subject) && own.has(selected) ? { char: selected } : {};
-  };
-  placeForms($("action-forms"), "act", acting, identity, JSON.stringify(sheet), charFor);
+  const { entries, ctxFor } = actingForms(state, selected);
+  placeForms($("action-forms"), "act", entries, identity, JSON.stringify(sheet), ctxFor);
   if (client.role !== "gm") return;
   const data = JSON.stringify([state.options, state.settings, Object.values(state.characters).map((c) => c.sheet)]);
   placeForms($("table-forms"), "table", commands.filter((e) => e.scope !== "character"), identity, data, () => ({}));
@@ -467,8 +500,9 @@ function wireGmControls() {
   $("combat-next").addEventListener("click", () => run({ type: "combat.next_round" }));
   $("combat-end").addEventListener("click", () => run({ type: "combat.end" }));
   $("undo").addEventListener("click", async () => {
+    const what = $("undo").dataset.what; // the patch that follows names the next one
     const ack = await run({ type: "undo" });
-    if (ack) say("Undone.");
+    if (ack) say(what ? `Undone: ${what}.` : "Undone.");
   });
   $("act-char").addEventListener("change", () => renderTable());
   $("invite-player").addEventListener("submit", async (ev) => {
@@ -518,6 +552,7 @@ function renderTable() {
   $("table-title").title = $("table-title").textContent;
   document.title = `${state.name} — Vigil`;
   renderClock(state);
+  if (gm) renderUndo(state);
 
   const chars = charList(state);
   const own = new Set(client.ownCharacters ?? []);
@@ -586,6 +621,33 @@ function cardControls(id, ch, selected) {
     ),
     confirmButton(`Remove ${ch.name}`, "Remove", () => run({ type: "character.remove", char: id }), `remove:${id}`, "character.remove"),
   );
+}
+
+/**
+ * The undo button says what it takes back: the server's `state.undo` (the
+ * GM's view only: what Table.next_undo() would undo), as "Undo: Apply pain —
+ * Ysolde (rev 42)" (the command's catalogue label) with who sent it and when; disabled when nothing can be
+ * undone.
+ */
+function renderUndo(state) {
+  const button = $("undo");
+  const u = state.undo ?? null;
+  let text = "↶ Nothing to undo";
+  let what = "";
+  let title = "";
+  if (u) {
+    const entry = u.command ? CATALOGUE.commands[u.command] : null;
+    const label = entry ? commandLabel(entry, t) : u.command ? u.command : `change ${u.rev}`;
+    const who = u.char ? names[u.char] ?? u.name ?? u.char : null;
+    what = `${label}${who ? ` — ${who}` : ""} (rev ${u.rev})`;
+    text = `↶ Undo: ${what}`;
+    title = [u.by ? `sent by ${u.by}` : "", typeof u.at === "number" ? `at ${formatGameTime(u.at)}` : ""].filter(Boolean).join(" ");
+  }
+  if (button.textContent !== text) button.textContent = text;
+  button.disabled = !u;
+  button.dataset.what = what;
+  button.dataset.rev = u ? String(u.rev) : "";
+  button.title = title ? `Undo the last GM command, ${title}` : "Undo the last GM command";
 }
 
 function renderClock(state) {
@@ -672,8 +734,10 @@ function rollBox(state, char, roll, gm) {
     );
   }
   if (roll.phase === "open" || roll.phase === "declared") {
-    const helpers = Object.entries(state.characters).filter(([id]) => id !== char && !roll.helpers.includes(id) && mayWith("dryh.help", { helper: id }));
-    const leaving = roll.helpers.filter((hid) => mayWith("dryh.help", { helper: hid }));
+    // DRYH-03 (core/offers.js): who may join this roll, and who may leave it.
+    const help = (id) => offerFor(state, id, "dryh.help");
+    const helpers = Object.entries(state.characters).filter(([id]) => id !== char && !help(id)?.values?.leave && help(id)?.choices?.char?.includes(char));
+    const leaving = roll.helpers.filter((hid) => help(hid)?.values?.leave && help(hid).values.char === char);
     if (helpers.length || leaving.length) {
       controls.push(
         h(
@@ -701,7 +765,7 @@ function rollBox(state, char, roll, gm) {
     if (row.length) controls.push(h("div", { class: "row" }, row));
   }
   if (roll.phase === "rolled" || roll.phase === "adjusted") {
-    if (gm) {
+    if (gm && offerFor(state, char, "dryh.despair_spend")) {
       controls.push(
         h(
           "form",
@@ -721,7 +785,7 @@ function rollBox(state, char, roll, gm) {
         ),
       );
     }
-    if (mayWith("dryh.hope_improve", { char })) {
+    if (offerFor(state, char, "dryh.hope_improve")) {
       controls.push(
         h(
           "div",
@@ -732,7 +796,7 @@ function rollBox(state, char, roll, gm) {
     }
     if (gm) {
       // DRYH-21: only the failure consequences the rules would accept now.
-      const failures = roll.legal?.failures ?? ["none"];
+      const failures = offerFor(state, char, "dryh.resolve")?.choices?.failure ?? ["none"];
       controls.push(
         h(
           "form",
@@ -758,11 +822,12 @@ function rollBox(state, char, roll, gm) {
     for (const [who, kind] of Object.entries(roll.pending ?? {})) {
       const chooser = names[who] ?? who;
       const kindWord = t(`VIGIL.Choice.pending.${kind}`);
-      if (!mayWith("dryh.choose", { who })) {
+      const offer = offerFor(state, who, "dryh.choose");
+      if (!offer || offer.values.char !== char) {
         controls.push(h("p", { class: "muted pending-other" }, `${chooser} must choose a ${kindWord.toLowerCase()} consequence.`));
         continue;
       }
-      const choices = roll.legal?.choices?.[who] ?? [];
+      const choices = offer.choices.choice;
       controls.push(
         h(
           "form",

@@ -10,7 +10,7 @@
  */
 
 import { formatCountdown } from "/client/core/clock.js";
-import { HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, poolKey, readDie } from "/client/core/display.js";
+import { HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, nextRandom, poolKey, readDie } from "/client/core/display.js";
 import { h, t } from "./common.js";
 
 // The display model (letters, shapes, tones, die readings) is the client
@@ -28,12 +28,21 @@ export function badge(name) {
   );
 }
 
+/**
+ * Every countdown to draw for a character: the server's (dying, busy, a
+ * poison's end) and the next timed effects whose outcome is random (core
+ * display.js `nextRandom`: "Next dose of Adder venom in 04:32").
+ */
+export function countdownsOf(system, ch) {
+  return [...(ch.countdowns ?? []), ...nextRandom(system, ch).map((c) => ({ ...c, random: true }))];
+}
+
 /** A countdown element; `tick` fills in its time from the clock anchor. */
 export function countdown(cd) {
-  const word = t(countdownKey(cd.kind));
+  const word = t(countdownKey(cd.kind), { name: cd.name ?? "" });
   return h(
     "div",
-    { class: `countdown kind-${cd.kind}`, dataset: { until: String(cd.until), since: String(cd.since ?? "") } },
+    { class: `countdown kind-${cd.kind}${cd.random ? " random" : ""}`, dataset: { until: String(cd.until), since: String(cd.since ?? "") } },
     h("span", { class: "countdown-word" }, word),
     h("span", { class: "countdown-time", role: "timer" }, "--:--"),
     h("span", { class: "countdown-bar", "aria-hidden": "true" }, h("span", { class: "countdown-fill" })),
@@ -182,7 +191,7 @@ export function characterCard(system, id, ch, extra = null) {
       // No badge: the status word when the sheet is visible, else "no conditions" (what badges say).
       !ch.badges?.length ? h("span", { class: "status-word" }, status ?? "no conditions") : null,
     ),
-    (ch.countdowns ?? []).length ? h("div", { class: "countdowns" }, ch.countdowns.map(countdown)) : null,
+    countdownsOf(system, ch).length ? h("div", { class: "countdowns" }, countdownsOf(system, ch).map(countdown)) : null,
     numbers(system, ch),
     ch.notes ? h("p", { class: "notes" }, ch.notes) : null,
     extra,

@@ -36,7 +36,7 @@
 import { VigilClient } from "/client/core/client.js";
 import { badgeKey, badgeLook, badgeShortKey, counterKey, counters, rattleMeter } from "/client/core/display.js";
 import { STATUS_WORDS, errorSentence, eventSentence, formatGameTime, h, loadCatalogue, swap, t, takeToken, wsUrl } from "./common.js";
-import { characterCard, countdown, die, diceByPool, phaseTrack, reading, tick } from "./render.js";
+import { characterCard, countdown, countdownsOf, die, diceByPool, phaseTrack, reading, tick } from "./render.js";
 
 const TOKEN_KEY = "vigil.watch.token";
 const $ = (id) => document.getElementById(id);
@@ -158,7 +158,7 @@ function characterRow(system, id, ch) {
     h("span", { class: "row-name" }, ch.name),
     keyNumbers(system, ch),
     h("span", { class: "badges" }, (ch.badges ?? []).map(shortBadge)),
-    (ch.countdowns ?? []).map(countdown),
+    countdownsOf(system, ch).map(countdown),
   );
 }
 
@@ -170,7 +170,7 @@ function characterChip(system, id, ch) {
     h("span", { class: "chip-name" }, ch.name),
     keyNumbers(system, ch),
     ch.badges?.length ? h("span", { class: "badges" }, ch.badges.map(shortBadge)) : null,
-    (ch.countdowns ?? []).map(countdown),
+    countdownsOf(system, ch).map(countdown),
   );
 }
 

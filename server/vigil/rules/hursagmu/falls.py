@@ -6,15 +6,21 @@ roll against that damage, made first, adds its dx to constitution.
 
 The GM declares the fall; the falling character then chooses, as a pending
 fall: ``break_fall`` (the athlete roll, its player's) or ``take_fall``.
+Until then it does nothing else of its own (:data:`WAIT`; a Decision of
+HUR-14 in :mod:`.rule_book`).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
-from vigil.rules.game import Ctx
+import msgspec
+
+from vigil.rules.commands import Command
+from vigil.rules.game import Ctx, Wait
 from vigil.rules.hursagmu.commands import BreakFall, Fall, TakeFall
-from vigil.rules.hursagmu.conditions import conditions, is_unconscious, settle
+from vigil.rules.hursagmu.conditions import conditions, final_status, is_unconscious, settle
 from vigil.rules.hursagmu.guards import add, awake, living
 from vigil.rules.hursagmu.penalties import condition_penalty
 from vigil.rules.hursagmu.resistance import resist
@@ -25,6 +31,36 @@ from vigil.rules.outcome import Event, RuleError
 MIN_SPACES = 2
 DAMAGE_PER_SPACE = 2
 MAX_DAMAGE = 20
+
+# A pending fall holds its character as a pending choice holds a DRYH roll
+# open: the answers settle it; the character's own actions (its rolls, a
+# rest, healing another) wait until then. The GM's doings to it (harm,
+# damage, poison, senses, the night's terms, the morning) and the clock's
+# effects do not.
+WAIT = Wait(
+    field="pending_fall",
+    answers=("hursagmu.break_fall", "hursagmu.take_fall"),
+    blocks={
+        "hursagmu.trait_roll": "char",
+        "hursagmu.see_dim": "char",
+        "hursagmu.rest": "char",
+        "hursagmu.heal": "healer",
+    },
+    refusal="falling",
+)
+
+
+def refuse_while_falling(table: HursagmuTable, cmd: Command) -> None:
+    """HUR-14: refuse ``cmd`` when the character acting in it (``WAIT.blocks``)
+    has a fall pending (one in a final state is refused for that instead)."""
+    name = WAIT.blocks.get(str(type(cmd).__struct_config__.tag))
+    if name is None:
+        return
+    plain: dict[str, Any] = msgspec.structs.asdict(cmd)
+    char_id = plain.get(name)
+    ch = table.characters.get(char_id) if isinstance(char_id, str) else None
+    if ch is not None and ch.pending_fall is not None and final_status(ch) is None:
+        raise RuleError(WAIT.refusal, rule="HUR-14", char=char_id, spaces=ch.pending_fall)
 
 
 def fall_damage(spaces: float) -> int:

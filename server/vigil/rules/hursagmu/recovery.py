@@ -16,7 +16,7 @@ from vigil.rules.hursagmu.commands import Morning, SetRest
 from vigil.rules.hursagmu.conditions import conditions, final_status, settle
 from vigil.rules.hursagmu.guards import living
 from vigil.rules.hursagmu.roll import trait_roll
-from vigil.rules.hursagmu.state import HursagmuTable, RestTerms
+from vigil.rules.hursagmu.state import Character, HursagmuTable, RestTerms
 from vigil.rules.outcome import Event, RuleError
 
 TRACKS = (
@@ -123,19 +123,31 @@ def wake_dues(table: HursagmuTable) -> list[Due]:
     today's wake hour if the clock has not passed it and it has not yet
     recovered today, else tomorrow's. A pure function of the state and the
     clock: firing at the hour itself marks the day, which moves the due on."""
+    wakes = ((cid, next_wake(table, ch)) for cid, ch in table.characters.items())
+    return [Due(at, cid, "HUR-09") for cid, at in wakes if at is not None]
+
+
+def next_wake(table: HursagmuTable, ch: Character) -> float | None:
+    """When the clock wakes ``ch`` next (``wake_hour``; None without it or
+    in a final state): today's hour if not passed and not yet recovered
+    today, else tomorrow's."""
     hour = table.options.wake_hour
-    if hour is None:
-        return []
+    if hour is None or final_status(ch) is not None:
+        return None
     now = table.clock.now
     today = day_of(now)
     today_at = today * DAY + hour * HOUR
-    dues = []
-    for cid, ch in table.characters.items():
-        if final_status(ch) is not None:
-            continue
-        pending_today = now <= today_at and ch.recovered_day != today
-        dues.append(Due(today_at if pending_today else today_at + DAY, cid, "HUR-09"))
-    return dues
+    pending_today = now <= today_at and ch.recovered_day != today
+    return today_at if pending_today else today_at + DAY
+
+
+def next_recovery_roll(table: HursagmuTable, ch: Character) -> float | None:
+    """When the clock's next waking rolls dice for ``ch`` (its wounds or
+    shocks, on a night not spoiled): what a page counts down to, since its
+    outcome is random. None when that waking would roll nothing."""
+    if (ch.wounds == 0 and ch.shocks == 0) or ch.rest.spoiled:
+        return None
+    return next_wake(table, ch)
 
 
 def fire_wake(table: HursagmuTable, char_id: str, ctx: Ctx) -> list[Event]:

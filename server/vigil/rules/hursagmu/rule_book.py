@@ -261,6 +261,12 @@ RULE_BOOK = RuleBook(
                         "manual_dice gives the faces.",
                         "An unconscious character cannot roll: its fall lands at once. A second "
                         "fall declared while one is pending is refused until the first is settled.",
+                        "While its fall is pending the character does nothing else of its own: its "
+                        "trait and dim-light rolls, a rest action and healing another are refused "
+                        "(falling) until it breaks or takes the fall, as a DRYH character whose "
+                        "choice is pending stays in its roll and can neither open nor join another "
+                        "(DRYH-01, DRYH-03). What is done to it (the GM's harm, damage, poison, "
+                        "senses, rest terms and morning) and the clock's effects still happen.",
                     ),
                     code=(_FALLS,),
                 ),

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from vigil.rules.commands import Command
-from vigil.rules.game import Countdown, Ctx, Due, Summary
+from vigil.rules.game import Countdown, Ctx, Due, Summary, Wait
 from vigil.rules.hursagmu import checks, falls, harm, healing, poison, recovery, rest
 from vigil.rules.hursagmu import words as _words  # noqa: F401  (registers templates)
 from vigil.rules.hursagmu.commands import (
@@ -47,6 +47,7 @@ class HursagmuSystem:
     commands: tuple[type[Command], ...] = COMMANDS
     rule_book: RuleBook = RULE_BOOK
     pending_choices: Mapping[str, tuple[str, ...]] = {}
+    waits: tuple[Wait, ...] = (falls.WAIT,)
     table_view_reads_sheets: bool = False
 
     def new_table(self, options: Mapping[str, Any]) -> HursagmuTable:
@@ -72,6 +73,7 @@ class HursagmuSystem:
 
     def apply(self, table: Any, cmd: Command, ctx: Ctx) -> list[Event]:
         t: HursagmuTable = table
+        falls.refuse_while_falling(t, cmd)
         match cmd:
             case TraitRollCmd():
                 return checks.roll_trait(t, cmd, ctx)
@@ -137,6 +139,8 @@ class HursagmuSystem:
         if is_unconscious(ch):
             badges.insert(1, "resting")  # HUR-08: the unconscious are resting
         badges += [s for s, on in (("blind", ch.blind), ("deaf", ch.deaf)) if on]
+        if ch.pending_fall is not None:
+            badges.append("falling")  # HUR-14: a fall waits on its answer
         countdowns = [
             Countdown(kind=p.kind, until=p.ends_at, since=p.applied_at) for _, p in sorted(ch.poisons.items())
         ]
@@ -170,8 +174,10 @@ class HursagmuSystem:
             "rest_spoiled_today": ch.spoiled_day == day,
             "may_act_second": ch.may_act_second,
             "next_rest_at": ch.rest_next_at,
+            "next_recovery_at": recovery.next_recovery_roll(t, ch),
             "poisons": {
                 pid: {
+                    "called": p.called,
                     "next_dose_at": p.dose_at(p.next_dose),
                     "doses_left": p.doses - p.next_dose + 1,
                     "ends_at": p.ends_at,

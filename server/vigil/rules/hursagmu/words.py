@@ -55,6 +55,9 @@ ERRORS: dict[str, str] = {
     "too_many_doses": "{doses} doses is more than the limit of {limit}.",
     "fall_pending": "{char} is already falling ({spaces} spaces): break that fall or take it first.",
     "no_pending_fall": "{char} is not falling: the GM declares a fall first.",
+    "falling": (
+        "{char} is falling ({spaces} spaces) and can do nothing else: break the fall or take it first."
+    ),
     "bad_poison": "A poison of {char} ({called}) is inconsistent: {reason}",
 }
 

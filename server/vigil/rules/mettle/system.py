@@ -10,7 +10,7 @@ import msgspec
 
 from vigil.rules.clock import DAY, MINUTE, GameClock
 from vigil.rules.commands import Command
-from vigil.rules.game import Countdown, Ctx, Due, Summary
+from vigil.rules.game import Countdown, Ctx, Due, Summary, Wait
 from vigil.rules.mettle import commands as c
 from vigil.rules.mettle import dying, injuries, pain, rattle, rest
 from vigil.rules.mettle import words as _words  # noqa: F401  (registers templates)
@@ -33,6 +33,7 @@ class MettleSystem:
     commands: tuple[type[Command], ...] = c.COMMANDS
     rule_book: RuleBook = RULE_BOOK
     pending_choices: Mapping[str, tuple[str, ...]] = {}
+    waits: tuple[Wait, ...] = ()
     table_view_reads_sheets: bool = False
 
     def new_table(self, options: Mapping[str, Any]) -> MettleTable:
