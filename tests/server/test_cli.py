@@ -8,8 +8,9 @@ import json
 import pathlib
 import subprocess
 import sys
+import urllib.request
 
-from tests.support.client import Client
+from tests.support.client import WAIT, Client
 from tests.support.server import ServerProcess
 
 
@@ -101,3 +102,16 @@ async def test_a_token_minted_by_vigil_token_while_the_server_runs_is_listed_and
         await gm.close()
     finally:
         server.stop()
+
+
+def test_the_event_loop_is_a_setting_and_healthz_says_which_runs(tmp_path: pathlib.Path) -> None:
+    """``--event-loop asyncio`` rules uvloop out (an operator chasing a
+    problem); ``/healthz`` says which loop serves; an unknown one is refused."""
+    server = ServerProcess(data_dir=tmp_path / "d", extra_args=["--event-loop", "asyncio"]).start()
+    try:
+        with urllib.request.urlopen(f"{server.url}/healthz", timeout=WAIT) as reply:
+            assert json.loads(reply.read())["loop"] == "asyncio"
+    finally:
+        server.stop()
+    refused = vigil("serve", "--data-dir", str(tmp_path / "e"), "--event-loop", "tokio")
+    assert refused.returncode == 2 and "invalid choice" in refused.stderr
