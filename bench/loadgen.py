@@ -24,7 +24,7 @@ import msgspec
 from bench import workload
 from bench.lean_client import Closed, LeanConnection
 from bench.procs import ServerProc, cpu_times, self_cpu
-from vigil import jsonpatch
+from vigil import jsonpatch, treepatch
 
 
 class Lean(msgspec.Struct):
@@ -244,7 +244,11 @@ class Generator:
             if conn.is_gm:
                 full = msgspec.json.decode(data)
                 table = conn.table
-                table.view = jsonpatch.apply(table.view, full["ops"])
+                assert table.view is not None
+                if "changes" in full:
+                    treepatch.apply_tree(table.view, full["changes"])
+                else:  # the baseline server's one RFC 6902 op
+                    table.view = jsonpatch.apply(table.view, full["ops"])
             if phase is not None:
                 size = wire_bytes(len(data))
                 phase.patch_msgs += 1
@@ -392,27 +396,77 @@ class Generator:
     async def probe_single_field(self) -> tuple[int, int] | None:
         """One GM command that changes exactly one field of every audience's
         view (a DRYH table's hope, via ``correct``): its patch size on the
-        wire at a spectator, and its op count."""
+        wire at a spectator, and how many members it changes."""
         tables = self.by_system.get("dryh") or self.tables
         t = tables[0]
+        hope = int(((t.view or {}).get("game") or {}).get("hope", 0))
+        body = {"type": "correct", "field": "hope", "value": (hope + 1) % 50}
+        assert t.gm is not None
+        data = await self._patch_at_spectator(t, t.gm, body)
+        return wire_bytes(len(data)), changed_members(msgspec.json.decode(data))
+
+    async def probe_rest_toggle(self) -> dict[str, int] | None:
+        """A Pain & Mettle player's rest start and stop (``mettle.rest_start``
+        / ``rest_stop`` from the connection of the character's owner): each
+        patch's size on the wire at a spectator. The character's rest ends
+        as it began. None without a Pain & Mettle table with a player."""
+        for t in self.by_system.get("mettle", ()):
+            for char, owner in t.owner_conn.items():
+                sheet = (((t.view or {}).get("characters") or {}).get(char) or {}).get("sheet") or {}
+                order = ("rest_stop", "rest_start") if sheet.get("resting") else ("rest_start", "rest_stop")
+                sizes: dict[str, int] = {}
+                for kind in order:
+                    body = {"type": f"mettle.{kind}", "char": char}
+                    sizes[kind] = wire_bytes(len(await self._patch_at_spectator(t, owner, body)))
+                return sizes
+        return None
+
+    async def _patch_at_spectator(self, t: TableRun, sender: Conn, body: dict[str, Any]) -> bytes:
+        """Send one command from ``sender``; the patch of its rev as a
+        spectator of its table received it (another rev's patch, a timer's,
+        is not it). Refused: RuntimeError."""
         spectator = next((c for c in t.conns if c.role == "spectator"), t.conns[-1])
-        got: asyncio.Future[bytes] = self.loop.create_future()
+        probe_id = f"probe{next(self.ids)}"
+        patches: dict[int, bytes] = {}
+        reply: asyncio.Future[int] = self.loop.create_future()
+        changed = asyncio.Event()
         original = self._frame
 
         def spy(conn: Conn, data: bytes) -> None:
-            if conn is spectator and not got.done() and b'"patch"' in data:
-                got.set_result(data)
+            if conn is spectator and b'"patch"' in data:
+                patches[_lean.decode(data).rev or 0] = data
+                changed.set()
+            elif conn is sender and not reply.done():
+                msg = _lean.decode(data)
+                if msg.id == probe_id and msg.type == "ack" and msg.rev is not None:
+                    reply.set_result(msg.rev)
+                elif msg.id == probe_id:
+                    reply.set_exception(RuntimeError(f"probe {body['type']} refused: {data[:200]!r}"))
             original(conn, data)
+
+        async def patch_of(rev: int) -> bytes:
+            while rev not in patches:
+                changed.clear()
+                await changed.wait()
+            return patches[rev]
 
         self._frame = spy  # type: ignore[method-assign]
         try:
-            hope = int(((t.view or {}).get("game") or {}).get("hope", 0))
-            body = {"type": "correct", "field": "hope", "value": (hope + 1) % 50}
-            assert t.gm is not None
-            message = {"type": "cmd", "id": f"probe{next(self.ids)}", "table": t.id, "body": body}
-            t.gm.ws.send_text(_enc.encode(message))
-            data = await asyncio.wait_for(got, 10)
+            message = {"type": "cmd", "id": probe_id, "table": t.id, "body": body}
+            sender.ws.send_text(_enc.encode(message))
+            rev = await asyncio.wait_for(reply, 10)
+            return await asyncio.wait_for(patch_of(rev), 10)
         finally:
             self._frame = original  # type: ignore[method-assign]
-        ops = msgspec.json.decode(data).get("ops", [])
-        return wire_bytes(len(data)), len(ops)
+
+
+def changed_members(patch: dict[str, Any]) -> int:
+    """How many members a patch sets or removes: the leaves of Vigil's
+    ``changes`` tree, or the ops of the baseline's RFC 6902 patch."""
+    if "changes" not in patch:
+        return len(patch.get("ops", ()))
+
+    def leaves(tree: dict[str, Any]) -> int:
+        return sum(1 if isinstance(change, list) else leaves(change) for change in tree.values())
+
+    return leaves(patch["changes"])

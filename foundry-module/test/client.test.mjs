@@ -114,7 +114,7 @@ test("connect: welcome then a snapshot of the demo table", { skip }, async () =>
   c.connect();
   assert.equal((await welcome).role, "gm");
   const s = await state;
-  assert.equal(s.ops, null);
+  assert.equal(s.changes, null);
   assert.equal(c.tableId, "demo");
   assert.equal(c.role, "gm");
   assert.equal(c.status, "connected");
@@ -135,12 +135,13 @@ test("a command is acked, then its patch updates the state in rev order", { skip
   const rev0 = c.rev;
   const order = [];
   c.addEventListener("wire", (e) => { if (e.detail.dir === "in") order.push(e.detail.msg.type); });
-  const patched = next(c, "state", (d) => d.ops !== null);
+  const patched = next(c, "state", (d) => d.changes !== null);
   const ack = await c.send({ type: "mettle.pain", char: "ysolde", amount: 2 });
   assert.equal(ack.rev, rev0 + 1);
   const d = await patched;
   assert.equal(d.rev, rev0 + 1);
-  assert.ok(d.ops.length > 0);
+  // The character, and for the GM what its undo would now take back.
+  assert.deepEqual(Object.keys(d.changes).sort(), ["characters", "undo"]);
   assert.equal(c.state.characters.ysolde.sheet.pain, 2);
   assert.ok(order.indexOf("ack") < order.indexOf("patch"), "ack comes before the patch it caused");
   assert.deepEqual(c.violations, []);
@@ -228,7 +229,7 @@ test("after a server restart the client reconnects by itself and resumes", { ski
   assert.deepEqual(hello.resume, { table: "demo", epoch: c.epoch, rev: before });
   assert.ok((await pending) instanceof VigilError);
   // A command after the restart patches the same state object forward.
-  const patched = next(c, "state", (d) => d.ops !== null);
+  const patched = next(c, "state", (d) => d.changes !== null);
   const { rev } = await c.send({ type: "mettle.pain", char: "raider", amount: 1 });
   await patched;
   assert.equal(c.rev, rev);

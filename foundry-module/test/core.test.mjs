@@ -1,41 +1,71 @@
-/** Pure parts of the client core: JSON Patch, clock, words. */
+/** Pure parts of the client core: view patches, clock, words. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyPatch, PatchError } from "../scripts/core/patch.js";
+import { execFileSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { applyChanges, PatchError } from "../scripts/core/patch.js";
+import { VIGIL, haveVigil } from "./support/vigil-server.mjs";
 import { gameTimeAt, formatCountdown } from "../scripts/core/clock.js";
 import { render, format } from "../scripts/core/words.js";
 
-test("applyPatch: add/remove/replace on objects and arrays, mutating in place", () => {
-  const doc = { a: { b: 1 }, list: [1, 2, 3], "x/y": { "m~n": 0 } };
-  const root = applyPatch(doc, [
-    { op: "replace", path: "/a/b", value: 2 },
-    { op: "add", path: "/a/c", value: { deep: [1] } },
-    { op: "add", path: "/list/1", value: 9 },
-    { op: "add", path: "/list/-", value: 4 },
-    { op: "remove", path: "/list/0" },
-    { op: "replace", path: "/x~1y/m~0n", value: 5 },
-  ]);
+test("applyChanges sets, removes and descends, mutating in place", () => {
+  const doc = { a: { b: 1, gone: 2 }, list: [1, 2, 3], "x/y": { "m~n": 0 }, keep: true };
+  const root = applyChanges(doc, { a: { b: [2], c: [{ deep: [1] }], gone: [] }, list: [[9]], "x/y": { "m~n": [5] }, n: [null] });
   assert.equal(root, doc, "same root object: patches mutate");
-  assert.deepEqual(doc, { a: { b: 2, c: { deep: [1] } }, list: [9, 2, 3, 4], "x/y": { "m~n": 5 } });
+  assert.deepEqual(doc, { a: { b: 2, c: { deep: [1] } }, list: [9], "x/y": { "m~n": 5 }, keep: true, n: null });
 });
 
-test("applyPatch copies values so later ops cannot alias them", () => {
+test("applyChanges copies values so the caller's changes and the view never alias", () => {
   const value = { n: 1 };
-  const doc = applyPatch({}, [{ op: "add", path: "/v", value }]);
+  const doc = applyChanges({}, { v: [value] });
   value.n = 2;
   assert.equal(doc.v.n, 1);
 });
 
-test("applyPatch: whole-document replace returns the new root", () => {
-  assert.deepEqual(applyPatch({ a: 1 }, [{ op: "replace", path: "", value: { b: 2 } }]), { b: 2 });
+test("applyChanges: {} changes nothing", () => {
+  assert.deepEqual(applyChanges({ a: { b: 1 } }, {}), { a: { b: 1 } });
+  assert.deepEqual(applyChanges({ a: { b: 1 } }, { a: {} }), { a: { b: 1 } });
 });
 
-test("applyPatch refuses ops that do not apply", () => {
-  assert.throws(() => applyPatch({}, [{ op: "replace", path: "/missing", value: 1 }]), PatchError);
-  assert.throws(() => applyPatch({}, [{ op: "add", path: "/a/b", value: 1 }]), PatchError);
-  assert.throws(() => applyPatch({ l: [] }, [{ op: "remove", path: "/l/0" }]), PatchError);
-  assert.throws(() => applyPatch({ l: [1] }, [{ op: "add", path: "/l/5", value: 1 }]), PatchError);
-  assert.throws(() => applyPatch({}, [{ op: "bogus", path: "/a" }]), PatchError);
+test("applyChanges refuses changes that do not fit the document", () => {
+  const doc = () => ({ a: 1, n: 5, l: [1], o: {} });
+  for (const changes of [
+    { missing: [] }, { missing: { b: [1] } }, { n: { b: [1] } }, { l: { 0: [1] } }, { o: { gone: [] } },
+    { toString: { b: [1] } }, { a: [1, 2] }, [["a", 1]], null,
+  ]) {
+    assert.throws(() => applyChanges(doc(), changes), PatchError, JSON.stringify(changes));
+  }
+});
+
+test("applyChanges sets a scalar as itself, a list or an object wrapped", () => {
+  const doc = { a: 1, l: [1], o: { p: 1 } };
+  applyChanges(doc, { a: null, b: "x", c: 2.5, d: false, l: [[2, 3]], o: [{ q: 2 }], n: [{}] });
+  assert.deepEqual(doc, { a: null, b: "x", c: 2.5, d: false, l: [2, 3], o: { q: 2 }, n: {} });
+});
+
+/** Pairs of views; the server's own diff_tree makes their changes below. */
+const CASES = [
+  [{}, {}],
+  [{ a: 1 }, { a: 1.5, b: "new" }],
+  [{ a: { b: { c: [1, 2] } }, d: true }, { a: { b: { c: [2] }, e: {} } }],
+  [{ v: 1 }, { v: { w: 2 } }],
+  [{ v: { w: 2 } }, { v: [2] }],
+  [{ "a/b": { "~c": 1 }, " ": null }, { "a/b": { "~c": 2 }, "": 0 }],
+  [
+    { characters: { c1: { badges: [], sheet: { resting: false, rest_since: null, pain: 2 }, derived: { next_respite_at: null } } } },
+    { characters: { c1: { badges: ["resting"], sheet: { resting: true, rest_since: 0.5, pain: 2 }, derived: { next_respite_at: 86400.5 } } } },
+  ],
+];
+
+test("the server's changes applied by applyChanges give the new view", { skip: !haveVigil && "no .venv with vigil" }, () => {
+  const python = join(dirname(VIGIL), "python");
+  const script = "import json, sys\nfrom vigil.treepatch import diff_tree\nprint(json.dumps([diff_tree(o, n) for o, n in json.load(sys.stdin)]))";
+  const trees = JSON.parse(execFileSync(python, ["-c", script], { input: JSON.stringify(CASES) }).toString());
+  assert.equal(trees.length, CASES.length);
+  CASES.forEach(([old, fresh], i) => {
+    assert.deepEqual(applyChanges(structuredClone(old), trees[i]), fresh, JSON.stringify(trees[i]));
+  });
+  assert.deepEqual(trees[0], {}, "equal views: no changes");
 });
 
 test("gameTimeAt extrapolates only a running clock", () => {

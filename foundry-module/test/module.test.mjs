@@ -49,7 +49,7 @@ function fakeConnection(state, { role = "gm", own = [] } = {}) {
     if (body.type === "token.mint") return { result: { token: `tok-for-${body.chars.join("+")}` }, rev: 1 };
     return { result: null, rev: 1 };
   };
-  c.emitState = (s, ops = []) => { c.state = s; c.dispatchEvent(new CustomEvent("state", { detail: { state: s, ops, rev: 1 } })); };
+  c.emitState = (s, changes = {}) => { c.state = s; c.dispatchEvent(new CustomEvent("state", { detail: { state: s, changes, rev: 1 } })); };
   return c;
 }
 

@@ -150,7 +150,7 @@ function fakeConnection(state) {
   c.state = state;
   c.now = 10;
   c.gameNow = () => c.now;
-  c.setState = (s) => { c.state = s; c.dispatchEvent(new CustomEvent("state", { detail: { state: s, ops: [], rev: 1 } })); };
+  c.setState = (s) => { c.state = s; c.dispatchEvent(new CustomEvent("state", { detail: { state: s, changes: {}, rev: 1 } })); };
   return c;
 }
 

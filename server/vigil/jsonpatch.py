@@ -1,5 +1,7 @@
 """RFC 6902 JSON Patch: the smallest diff between two JSON documents, and
-applying one.
+applying one. These are the ops of the log entries on the table document
+(recovery replays them, undo applies their inverse); what clients are sent
+of their views is the tree form of :mod:`vigil.treepatch`.
 
 Vigil's state keeps characters and rolls in maps keyed by stable ids, so a
 diff of two states is a handful of ``replace``/``add``/``remove`` ops on
@@ -26,33 +28,18 @@ def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
-Memo = dict[tuple[int, int, str], list[Op]]
-
-
-def diff(old: Any, new: Any, path: str = "", memo: Memo | None = None) -> list[Op]:
-    """Ops that turn ``old`` into ``new`` (both plain JSON values).
-
-    ``memo`` lets several diffs of documents that share objects (the views
-    of one table for its audiences) compute each shared pair of objects
-    once; it must not outlive those objects."""
+def diff(old: Any, new: Any, path: str = "") -> list[Op]:
+    """Ops that turn ``old`` into ``new`` (both plain JSON values)."""
     ops: list[Op] = []
-    _diff(old, new, path, ops, memo)
+    _diff(old, new, path, ops)
     return ops
 
 
-def _diff(old: Any, new: Any, path: str, ops: list[Op], memo: Memo | None = None) -> None:
+def _diff(old: Any, new: Any, path: str, ops: list[Op]) -> None:
     if old is new:
         return
     if type(old) is dict and type(new) is dict:
-        if memo is not None:
-            key = (id(old), id(new), path)
-            done = memo.get(key)
-            if done is None:
-                done = memo[key] = []
-                _diff_dicts(old, new, path, done, memo)
-            ops.extend(done)
-            return
-        _diff_dicts(old, new, path, ops, None)
+        _diff_dicts(old, new, path, ops)
         return
     # bool is an int subclass: compare types too so True never equals 1.
     if type(old) is type(new) and old == new:
@@ -60,9 +47,7 @@ def _diff(old: Any, new: Any, path: str, ops: list[Op], memo: Memo | None = None
     ops.append({"op": "replace", "path": path, "value": new})
 
 
-def _diff_dicts(
-    old: dict[str, Any], new: dict[str, Any], path: str, ops: list[Op], memo: Memo | None
-) -> None:
+def _diff_dicts(old: dict[str, Any], new: dict[str, Any], path: str, ops: list[Op]) -> None:
     # The hot loop of every commit: members equal by identity or by value
     # are passed over without building their path or recursing, and the
     # added members are looked for only when the sizes say there are some.
@@ -77,7 +62,7 @@ def _diff_dicts(
             continue
         kind = type(value)
         if kind is dict and type(other) is dict:
-            _diff(value, other, f"{path}/{_escape(key)}", ops, memo)
+            _diff_dicts(value, other, f"{path}/{_escape(key)}", ops)
         # bool is an int subclass: compare types too so True never equals 1.
         elif kind is not type(other) or value != other:
             ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": other})

@@ -23,6 +23,11 @@ PROTOCOL_VERSION = 1
 MsgId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 TableRef = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 Rev = Annotated[int, msgspec.Meta(ge=0)]
+# One member's change in a patch: a scalar or [value] sets it, [] removes it,
+# an object descends into it (vigil.treepatch).
+MemberChange = (
+    Annotated[list[Any], msgspec.Meta(max_length=1)] | dict[str, Any] | str | int | float | bool | None
+)
 
 # AddCharacter is the rules' half of character.create; on the wire a
 # character is always created with its name and visibility.
@@ -108,12 +113,20 @@ class Snapshot(Message, kw_only=True, tag="snapshot"):
 
 
 class Patch(Message, kw_only=True, tag="patch"):
-    """RFC 6902 ops taking this audience's view from ``rev - 1`` to ``rev``."""
+    """The changes taking this audience's view from ``rev - 1`` to ``rev``:
+    an object mirroring the view where each key's value is a scalar or
+    ``[v]`` (set the member to it), ``[]`` (remove the member) or an object
+    (descend into the member and apply its changes there); ``{}`` when the
+    audience sees nothing of this rev. Lists are replaced whole, so no path
+    holds an index (vigil.treepatch).
 
-    table: str
-    epoch: int
+    A patch names neither its table nor its epoch: a connection watches
+    one table, and a new epoch always reaches it as a snapshot first (the
+    snapshot names both), so a patch is of the table and epoch of the last
+    snapshot its connection received — 29 bytes less on every update."""
+
     rev: int
-    ops: list[dict[str, Any]]
+    changes: dict[str, MemberChange]
 
 
 class Ack(Message, kw_only=True, tag="ack"):

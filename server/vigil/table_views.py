@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vigil import jsonpatch
+from vigil import treepatch
 from vigil.clock_anchor import Anchor
 from vigil.rules.game import Game
 from vigil.views import (
@@ -33,12 +33,13 @@ from vigil.views import (
 
 @dataclass
 class AudiencePatch:
-    """The ops that take one view to the next rev, and every audience that
-    gets exactly them (audiences that saw the same view and see the new one
-    alike): encoded once, sent to all of them."""
+    """The changes (a :mod:`~vigil.treepatch` tree) that take one view to
+    the next rev, and every audience that gets exactly them (audiences that
+    saw the same view and see the new one alike): encoded once, sent to all
+    of them."""
 
     keys: list[str]
-    ops: list[jsonpatch.Op]
+    changes: treepatch.Tree
 
 
 class TableViews:
@@ -183,7 +184,7 @@ class TableViews:
 
     def patches(self) -> list[AudiencePatch]:
         """The patches taking every watched audience to the current state;
-        each audience gets one even with no ops, so that a client's revs
+        each audience gets one even with no changes, so that a client's revs
         are gapless and a gap always means a lost patch.
 
         One view, one diff per distinct (previous view, sight): the memo
@@ -191,7 +192,7 @@ class TableViews:
         keeps every previous view alive until the end, so that no id() in
         the keys is reused meanwhile."""
         olds = dict(self._sent)
-        memo: jsonpatch.Memo = {}
+        memo: treepatch.Memo = {}
         built: dict[tuple[str, ...], dict[str, Any]] = {}
         made: dict[tuple[int, tuple[str, ...]], AudiencePatch] = {}
         out: list[AudiencePatch] = []
@@ -203,7 +204,7 @@ class TableViews:
                 view = built[sight] = self.view(audience)
             patch = made.get((id(old), sight))
             if patch is None:
-                patch = made[(id(old), sight)] = AudiencePatch([], jsonpatch.diff(old, view, memo=memo))
+                patch = made[(id(old), sight)] = AudiencePatch([], treepatch.diff_tree(old, view, memo))
                 out.append(patch)
             patch.keys.append(key)
             self._sent[key] = view

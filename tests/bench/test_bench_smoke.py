@@ -52,6 +52,9 @@ def _check_server(res: dict[str, Any], connections: int, commands: int, took: fl
     assert fixed["patch_msgs"] >= fixed["completed"] * 1  # every connection gets every rev
     assert 40 < fixed["bytes_per_patch"] < 20_000
     assert 40 < res["one_field_patch_bytes"] < 1000 and res["one_field_patch_ops"] == 1
+    toggle = res["rest_toggle_patches"]
+    assert set(toggle) == {"rest_start", "rest_stop"} and all(40 < size < 1000 for size in toggle.values())
+    assert res["rest_toggle_patch_bytes"] == max(toggle.values())
     assert res["rss_peak_kib"] > 1000 and res["rss_per_conn_kib"] >= 0
 
 
@@ -72,8 +75,16 @@ def test_bench_runs_at_a_tiny_size(tmp_path: Path) -> None:
             "cpu_ratio",
             "rss_per_conn_kib",
             "one_field_patch_bytes",
+            "rest_toggle_patch_bytes",
             "restart_s",
         }
     assert report["machine"]["nproc"] >= 1
-    for figure in ("p99 ms", "server CPU µs/cmd", "RSS KiB/connection", "restart s", "one-field patch bytes"):
+    for figure in (
+        "p99 ms",
+        "server CPU µs/cmd",
+        "RSS KiB/connection",
+        "restart s",
+        "one-field patch bytes",
+        "rest toggle patch bytes",
+    ):
         assert figure in out

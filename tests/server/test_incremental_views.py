@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from bench import workload
-from vigil import jsonpatch
+from vigil import treepatch
 from vigil.net.config import Config
 from vigil.net.fanout import encode
 from vigil.protocol import command_decoder
@@ -65,7 +65,7 @@ def _follow(table: Table, patches: list[AudiencePatch], shadow: dict[str, Any]) 
     audience's patch to its client-side copy."""
     _rev, messages = encode(table, patches)
     for key, message in messages.items():
-        shadow[key] = jsonpatch.apply(shadow[key], msgspec.json.decode(message)["ops"])
+        shadow[key] = treepatch.apply_tree(shadow[key], msgspec.json.decode(message)["changes"])
 
 
 def test_patches_take_every_audience_to_the_fresh_view() -> None:

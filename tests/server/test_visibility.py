@@ -43,7 +43,7 @@ async def test_hidden_status_and_own_characters(running: Running) -> None:
     brute = spectator.state["characters"]["brute"]
     assert "sheet" not in brute and "derived" not in brute
     assert "dying" in brute["badges"] and brute["countdowns"][0]["kind"] == "dying"
-    assert '"pain"' not in _walk_strings([p["ops"] for p in spectator.patches])
+    assert '"pain"' not in _walk_strings([p["changes"] for p in spectator.patches])
     # GM notes and options are the GM's alone
     for client in (player, stranger, spectator):
         assert "GM SECRET NOTE" not in _walk_strings(client.state)

@@ -10,7 +10,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from vigil import jsonpatch
+from vigil import treepatch
 
 _ids = itertools.count(1)
 # How long a wait may take before it counts as a failure: generous, since a
@@ -77,9 +77,9 @@ class Client:
             self.state, self.epoch, self.rev = msg["state"], msg["epoch"], msg["rev"]
             self.snapshots += 1
         elif kind == "patch":
-            assert msg["epoch"] == self.epoch, "patch from another epoch"
+            assert "epoch" not in msg and "table" not in msg, "a patch is of its connection's table and epoch"
             assert msg["rev"] == self.rev + 1, f"patch rev {msg['rev']} after {self.rev}: a gap"
-            self.state = jsonpatch.apply(self.state, msg["ops"])
+            self.state = treepatch.apply_tree(self.state, msg["changes"])
             self.rev = msg["rev"]
             self.patches.append(msg)
         elif kind in ("ack", "error", "history_page", "pong"):

@@ -129,19 +129,6 @@ def test_resolve_finds_a_value_or_says_there_is_none() -> None:
             jsonpatch.resolve(doc, missing)
 
 
-def test_the_memo_diffs_shared_objects_once_with_the_same_result() -> None:
-    """Views of one table share objects: with a memo, each shared pair is
-    diffed once, and every diff is what it would be without one."""
-    shared_old, shared_new = {"hp": 1, "name": "A"}, {"hp": 2, "name": "A"}
-    views_old = [{"chars": {"a": shared_old}, "who": i} for i in range(3)]
-    views_new = [{"chars": {"a": shared_new}, "who": i} for i in range(3)]
-    memo: jsonpatch.Memo = {}
-    with_memo = [jsonpatch.diff(o, n, memo=memo) for o, n in zip(views_old, views_new, strict=True)]
-    without = [jsonpatch.diff(o, n) for o, n in zip(views_old, views_new, strict=True)]
-    assert with_memo == without == [[{"op": "replace", "path": "/chars/a/hp", "value": 2}]] * 3
-    assert (id(shared_old), id(shared_new), "/chars/a") in memo
-
-
 def _sorted(value: Any) -> Any:
     """Member order aside (an ``add`` appends)."""
     if isinstance(value, dict):

@@ -25,6 +25,7 @@ PURE = (
     "vigil.table",
     "vigil.table_commands",
     "vigil.table_views",
+    "vigil.treepatch",
     "vigil.views",
 )
 BANNED = ("asyncio", "websockets", "socket", "sqlite3", "time", "datetime", "os", "vigil.store", "vigil.net")

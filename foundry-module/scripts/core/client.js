@@ -10,7 +10,7 @@
  * Events (all `CustomEvent`s):
  *  - "status"  {status}                       every status change
  *  - "welcome" the welcome message            after each successful hello
- *  - "state"   {state, ops|null, rev}         after a snapshot (ops null) or a patch
+ *  - "state"   {state, changes|null, rev}     after a snapshot (changes null) or a patch
  *  - "refused" a VigilError                   the server refused us for good
  *  - "wire"    {dir: "in"|"out", msg}         every message (debugging, schema tests)
  *
@@ -18,7 +18,7 @@
  * read-only and re-read it on each "state" event.
  */
 
-import { applyPatch } from "./patch.js";
+import { applyChanges } from "./patch.js";
 import { gameTimeAt } from "./clock.js";
 import { CATALOGUE } from "./catalogue.js";
 
@@ -237,21 +237,23 @@ export class VigilClient extends EventTarget {
     this.rev = msg.rev;
     this.state = msg.state;
     this._attempt = 0;
-    this._emit("state", { state: this.state, ops: null, rev: this.rev });
+    this._emit("state", { state: this.state, changes: null, rev: this.rev });
   }
 
   _onPatch(msg) {
     if (this.state === null) return this._resync(false);
-    if (msg.epoch === this.epoch && msg.rev <= this.rev) return undefined; // already applied (replay overlap)
-    if (msg.epoch !== this.epoch || msg.rev !== this.rev + 1) return this._resync(true);
+    // A patch is of the table and epoch of the last snapshot: a new epoch
+    // always comes as a snapshot first (vigil.protocol.Patch).
+    if (msg.rev <= this.rev) return undefined; // already applied (replay overlap)
+    if (msg.rev !== this.rev + 1) return this._resync(true);
     try {
-      this.state = applyPatch(this.state, msg.ops);
+      this.state = applyChanges(this.state, msg.changes);
     } catch {
       // Our view no longer matches the server's: ask for a fresh snapshot.
       return this._resync(false);
     }
     this.rev = msg.rev;
-    this._emit("state", { state: this.state, ops: msg.ops, rev: this.rev });
+    this._emit("state", { state: this.state, changes: msg.changes, rev: this.rev });
     return undefined;
   }
 

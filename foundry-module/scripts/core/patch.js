@@ -1,127 +1,72 @@
 /**
- * RFC 6902 JSON Patch, the subset Vigil sends: add, remove, replace (plus
- * move/copy/test for completeness, since they cost a few lines).
+ * The patch of a view, as the server sends it (`changes` of a "patch"
+ * message; the server's vigil/treepatch.py makes it): an object mirroring
+ * the view, where each key's value is
+ *  - a number, string, boolean or null: set this member to it,
+ *  - `[v]`: set this member to v, a list or an object (added or replaced),
+ *  - `[]`: remove this member (it must be there),
+ *  - an object: descend into this member (an object that must be there)
+ *    and apply those changes to it.
+ * `{}` changes nothing (a rev this audience sees nothing of). Lists are
+ * replaced whole, so no change is ever addressed by an index; naming each
+ * member once instead of repeating a path per change keeps a patch small.
  *
- * `applyPatch(doc, ops)` MUTATES `doc` in place and returns the new root
- * (the root changes only when an op targets path ""). Mutating is deliberate:
- * a table view can hold hundreds of characters and a patch touches a few
- * fields, so copying the whole view per patch would be wasteful. Callers that
- * need an unchanged copy pass `structuredClone(doc)`.
+ * `applyChanges(doc, changes)` MUTATES `doc` in place and returns it.
+ * Mutating is deliberate: a table view can hold hundreds of characters and a
+ * patch touches a few fields, so copying the whole view per patch would be
+ * wasteful. Callers that need an unchanged copy pass `structuredClone(doc)`.
  *
- * An op that does not apply (missing parent, bad index, failed test) throws a
- * `PatchError`; the client then treats its view as broken and re-syncs.
+ * Changes that do not fit the document (a member to descend into missing or
+ * not an object, a member to remove absent, anything but `[v]`, `[]` or an
+ * object) throw a `PatchError`; the client then treats its view as broken
+ * and re-syncs. Changes before the misfit are already applied: the view is
+ * thrown away anyway.
  */
 
 export class PatchError extends Error {
-  constructor(message, op) {
+  constructor(message, key) {
     super(message);
     this.name = "PatchError";
-    this.op = op;
+    this.key = key;
   }
 }
 
-/** Split a JSON Pointer (RFC 6901) into unescaped tokens. */
-export function parsePointer(pointer) {
-  if (pointer === "") return [];
-  if (!pointer.startsWith("/")) throw new PatchError(`bad pointer ${pointer}`);
-  return pointer.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
-}
+const own = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 
-function arrayIndex(arr, token, forAdd, op) {
-  if (forAdd && token === "-") return arr.length;
-  if (!/^(0|[1-9][0-9]*)$/.test(token)) throw new PatchError(`bad array index ${token}`, op);
-  const i = Number(token);
-  if (i > arr.length || (!forAdd && i === arr.length)) throw new PatchError(`index ${i} out of range`, op);
-  return i;
-}
-
-function parentOf(root, tokens, op) {
-  let node = root;
-  for (const t of tokens.slice(0, -1)) {
-    if (node === null || typeof node !== "object") throw new PatchError(`no parent for ${op.path}`, op);
-    node = Array.isArray(node) ? node[arrayIndex(node, t, false, op)] : node[t];
-    if (node === undefined) throw new PatchError(`no parent for ${op.path}`, op);
-  }
-  if (node === null || typeof node !== "object") throw new PatchError(`no parent for ${op.path}`, op);
-  return node;
-}
-
-function getAt(root, pointer, op) {
-  const tokens = parsePointer(pointer);
-  if (tokens.length === 0) return root;
-  const parent = parentOf(root, tokens, op);
-  const last = tokens[tokens.length - 1];
-  const v = Array.isArray(parent) ? parent[arrayIndex(parent, last, false, op)] : parent[last];
-  if (v === undefined) throw new PatchError(`nothing at ${pointer}`, op);
-  return v;
-}
-
-function addAt(root, pointer, value, op) {
-  const tokens = parsePointer(pointer);
-  if (tokens.length === 0) return value;
-  const parent = parentOf(root, tokens, op);
-  const last = tokens[tokens.length - 1];
-  if (Array.isArray(parent)) parent.splice(arrayIndex(parent, last, true, op), 0, value);
-  else parent[last] = value;
-  return root;
-}
-
-function removeAt(root, pointer, op) {
-  const tokens = parsePointer(pointer);
-  if (tokens.length === 0) return null;
-  const parent = parentOf(root, tokens, op);
-  const last = tokens[tokens.length - 1];
-  if (Array.isArray(parent)) parent.splice(arrayIndex(parent, last, false, op), 1);
-  else {
-    if (!Object.prototype.hasOwnProperty.call(parent, last)) throw new PatchError(`nothing to remove at ${pointer}`, op);
-    delete parent[last];
-  }
-  return root;
-}
-
-function replaceAt(root, pointer, value, op) {
-  const tokens = parsePointer(pointer);
-  if (tokens.length === 0) return value;
-  const parent = parentOf(root, tokens, op);
-  const last = tokens[tokens.length - 1];
-  if (Array.isArray(parent)) parent[arrayIndex(parent, last, false, op)] = value;
-  else {
-    if (!Object.prototype.hasOwnProperty.call(parent, last)) throw new PatchError(`nothing to replace at ${pointer}`, op);
-    parent[last] = value;
-  }
-  return root;
-}
-
-/** Deep copy of a JSON value; values put into the document are copied so a
- * later op or the caller cannot alias them. */
+/** Deep copy of a JSON value: what is set in the document is copied, so the
+ * caller (who may keep the changes) and the document never alias. */
 function clone(v) {
-  return v === undefined ? v : JSON.parse(JSON.stringify(v));
+  return v !== null && typeof v === "object" ? JSON.parse(JSON.stringify(v)) : v;
 }
 
 /**
- * Apply `ops` in order to `doc` (mutating it) and return the new root.
- * @param {any} doc
- * @param {Array<{op: string, path: string, value?: any, from?: string}>} ops
+ * Apply `changes` to the object `doc` (mutating it) and return `doc`.
+ * @param {object} doc
+ * @param {object} changes
  */
-export function applyPatch(doc, ops) {
-  let root = doc;
-  for (const op of ops) {
-    switch (op.op) {
-      case "add": root = addAt(root, op.path, clone(op.value), op); break;
-      case "remove": root = removeAt(root, op.path, op); break;
-      case "replace": root = replaceAt(root, op.path, clone(op.value), op); break;
-      case "move": {
-        const v = getAt(root, op.from, op);
-        root = removeAt(root, op.from, op);
-        root = addAt(root, op.path, v, op);
-        break;
+export function applyChanges(doc, changes) {
+  if (!isObject(changes)) throw new PatchError("changes must be an object");
+  if (!isObject(doc)) throw new PatchError("no object to change");
+  for (const [key, change] of Object.entries(changes)) {
+    if (Array.isArray(change)) {
+      if (change.length === 1) {
+        doc[key] = clone(change[0]);
+      } else if (change.length > 1) {
+        throw new PatchError(`a change of ${key} holds ${change.length} values`, key);
+      } else if (own(doc, key)) {
+        delete doc[key];
+      } else {
+        throw new PatchError(`nothing to remove at ${key}`, key);
       }
-      case "copy": root = addAt(root, op.path, clone(getAt(root, op.from, op)), op); break;
-      case "test":
-        if (JSON.stringify(getAt(root, op.path, op)) !== JSON.stringify(op.value)) throw new PatchError(`test failed at ${op.path}`, op);
-        break;
-      default: throw new PatchError(`unknown op ${op.op}`, op);
+    } else if (isObject(change)) {
+      if (!own(doc, key) || !isObject(doc[key])) throw new PatchError(`no object to change at ${key}`, key);
+      applyChanges(doc[key], change);
+    } else if (change === null || ["string", "number", "boolean"].includes(typeof change)) {
+      doc[key] = change;
+    } else {
+      throw new PatchError(`the change of ${key} is neither a value, [value], [] nor an object`, key);
     }
   }
-  return root;
+  return doc;
 }

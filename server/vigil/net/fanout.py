@@ -33,7 +33,7 @@ def encode(table: Table, patches: list[AudiencePatch]) -> Rendered:
     audience key."""
     messages: dict[str, bytes] = {}
     for patch in patches:
-        message = encoder.encode(Patch(table=table.id, epoch=table.epoch, rev=table.rev, ops=patch.ops))
+        message = encoder.encode(Patch(rev=table.rev, changes=patch.changes))
         for key in patch.keys:
             messages[key] = message
     return table.rev, messages
