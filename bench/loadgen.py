@@ -467,6 +467,6 @@ def changed_members(patch: dict[str, Any]) -> int:
         return len(patch.get("ops", ()))
 
     def leaves(tree: dict[str, Any]) -> int:
-        return sum(1 if isinstance(change, list) else leaves(change) for change in tree.values())
+        return sum(leaves(change) if isinstance(change, dict) else 1 for change in tree.values())
 
     return leaves(patch["changes"])
