@@ -290,6 +290,9 @@ function scheduleRender() {
   requestAnimationFrame(() => {
     renderQueued = false;
     renderTable();
+    // New cards start blank ("--:--"): fill their countdowns now, not at
+    // the next quarter-second tick.
+    tickAll();
   });
 }
 
