@@ -865,21 +865,71 @@ function actorName(actor) {
   return String(actor ?? "").split("#")[0] || "server";
 }
 
+/**
+ * The kinds of history entry a page filters by, in words. The history
+ * (history_view.py) gives each entry its kind: a command, the clock's own
+ * change (timed effects that fell due, a pause for want of a GM) or an
+ * undo; a GM's correction or revive is told by its event, which players
+ * read too (they are not sent the command). Refusals change nothing and
+ * are not in the history.
+ */
+const HISTORY_KINDS = {
+  command: ["Commands", "Command"],
+  clock: ["The clock and timed effects", "Clock"],
+  correction: ["Corrections and revives", "Correction"],
+  undo: ["Undo", "Undo"],
+};
+const CORRECTION_EVENTS = new Set(["corrected", "revived"]);
+
+function historyKind(entry) {
+  if (entry.kind === "undo" || entry.kind === "clock") return entry.kind;
+  return entry.events.some((ev) => CORRECTION_EVENTS.has(ev.code)) ? "correction" : "command";
+}
+
+/** Does `entry` concern character `char`: an event of its own, or one naming it (a helper, a healer, a roll's owner)? */
+function historyMentions(entry, char) {
+  const names = (v) => v === char || (Array.isArray(v) ? v.some(names) : v !== null && typeof v === "object" && Object.entries(v).some(([k, x]) => k === char || names(x)));
+  return entry.events.some((ev) => ev.char === char || names(ev.params ?? null)) || names(entry.command?.char ?? null);
+}
+
+/** What the entry's head says it was: the command's name for the GM (who is sent it), else its kind. */
+function entryLabel(entry) {
+  const command = entry.command?.type ? CATALOGUE.commands[entry.command.type] : null;
+  return command ? t(command.label) : HISTORY_KINDS[historyKind(entry)][1];
+}
+
+/** The filter's controls: the kinds once, the characters of this viewer's view as they come and go. */
+function wireHistoryFilter() {
+  fillSelect($("history-kind"), [["", "Everything"], ...Object.entries(HISTORY_KINDS).map(([k, [words]]) => [k, words])]);
+  for (const id of ["history-char", "history-kind"]) $(id).addEventListener("change", () => renderHistory());
+  $("history-filter").addEventListener("submit", (ev) => ev.preventDefault());
+}
+
+function filteredHistory(entries) {
+  if (client?.state) fillSelect($("history-char"), [["", "Everyone"], ...charList(client.state)]);
+  const char = $("history-char").value;
+  const kind = $("history-kind").value;
+  const shown = entries.filter((e) => (!char || historyMentions(e, char)) && (!kind || historyKind(e) === kind));
+  $("history-shown").textContent = char || kind ? `${shown.length} of ${entries.length} loaded entries` : "";
+  return shown;
+}
+
 function renderHistory() {
-  const entries = [...historyEntries.values()].sort((a, b) => b.rev - a.rev);
+  const loaded = [...historyEntries.values()].sort((a, b) => b.rev - a.rev);
+  const entries = filteredHistory(loaded);
   swap(
     $("history"),
-    entries.map((e) =>
+    loaded.length && !entries.length ? h("li", { class: "history-none" }, "No loaded entry matches the filter; older entries may.") : entries.map((e) =>
       h(
         "li",
-        { class: `entry ${e.undone ? "undone" : ""}`, dataset: { rev: String(e.rev) } },
+        { class: `entry ${e.undone ? "undone" : ""}`, dataset: { rev: String(e.rev), kind: historyKind(e) } },
         h(
           "div",
           { class: "entry-head" },
           h("span", { class: "rev" }, `#${e.rev}`),
           h("time", { datetime: new Date(e.wall * 1000).toISOString() }, new Date(e.wall * 1000).toLocaleTimeString()),
           h("span", { class: "actor" }, actorName(e.actor)),
-          h("span", { class: "muted" }, e.command?.type ?? e.kind),
+          h("span", { class: "muted entry-kind" }, entryLabel(e)),
           e.undone ? h("span", { class: "undone-tag" }, "undone") : null,
         ),
         h("ul", { class: "events" }, e.events.map((ev) => h("li", {}, eventSentence(ev, names), eventDice(ev)))),
@@ -923,6 +973,7 @@ function tickAll() {
 async function main() {
   await loadCatalogue();
   wireGmControls();
+  wireHistoryFilter();
   $("login-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const token = $("token-input").value.trim();
