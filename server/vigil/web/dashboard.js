@@ -439,7 +439,8 @@ function renderForms(state, selected) {
   const waiting = waitingSentence(state.system, sheet);
   $("act-waiting").hidden = !waiting;
   $("act-waiting").textContent = waiting;
-  const identity = JSON.stringify([selected, Object.keys(state.characters).map((id) => [id, state.characters[id].name])]);
+  // Manual dice adds fields to the rolling forms (core/forms.js visibleFields): a new shape, a new form.
+  const identity = JSON.stringify([selected, Object.keys(state.characters).map((id) => [id, state.characters[id].name]), Boolean(state.options?.manual_dice)]);
   // A player's form acts on its own character only where the command makes
   // that character the subject (a stabilize names the dying one, not the helper).
   const charFor = (entry) => {
@@ -696,7 +697,8 @@ function rollBox(state, char, roll, gm) {
       );
     }
     const row = [];
-    if (mayWith("dryh.roll", { char })) row.push(h("button", { type: "button", class: "btn primary big", dataset: { key: k("roll"), command: "dryh.roll" }, onclick: () => run({ type: "dryh.roll", char }) }, `Roll for ${name}`));
+    if (gm && state.options?.manual_dice) controls.push(manualRoll(state, char));
+    else if (mayWith("dryh.roll", { char })) row.push(h("button", { type: "button", class: "btn primary big", dataset: { key: k("roll"), command: "dryh.roll" }, onclick: () => run({ type: "dryh.roll", char }) }, `Roll for ${name}`));
     if (gm) row.push(h("button", { type: "button", class: "btn", dataset: { key: k("cancel"), command: "dryh.cancel" }, onclick: () => run({ type: "dryh.cancel", char }) }, "Cancel roll"));
     if (row.length) controls.push(h("div", { class: "row" }, row));
   }
@@ -793,6 +795,31 @@ function rollBox(state, char, roll, gm) {
     diceByPool(roll.dice, roll.dominant, names),
     reading(roll),
     controls,
+  );
+}
+
+/**
+ * With manual dice on, the GM's roll of `char`'s open roll is the
+ * catalogue's dryh.roll form with its faces (core/forms.js shows them while
+ * the option is on); left empty, the server rolls. Kept across renders like
+ * the other built forms (`slots`), so faces being typed survive a patch.
+ */
+function manualRoll(state, char) {
+  const roll = state.game.rolls[char];
+  const slot = `roll:${char}`;
+  const identity = JSON.stringify([char, roll.opened_at, roll.helpers, Object.keys(state.characters).map((id) => [id, state.characters[id].name])]);
+  let form = slots.get(slot)?.identity === identity ? slots.get(slot).form : null;
+  if (!form) {
+    form = buildForm(CATALOGUE.commands["dryh.roll"], formCtx(state, { char }));
+    form.classList.add("action", "manual-roll");
+    form.dataset.slot = slot;
+    slots.set(slot, { form, identity, data: null });
+  }
+  return h(
+    "div",
+    { class: "manual-roll-box" },
+    h("p", { class: "note" }, "Manual dice: type the faces in the order the dice are drawn — discipline, exhaustion, madness, pain, then each helper's dice in joining order — or leave them empty for the server's dice."),
+    form,
   );
 }
 
