@@ -426,6 +426,17 @@ function placeForms(container, prefix, entries, identity, data, extraFor = () =>
   if (!same) container.replaceChildren(...wanted);
 }
 
+/**
+ * A player's answer to what waited on its character (a fall taken or
+ * broken) keeps its form in view, its button off, with the outcome under
+ * it: what waited is over, but the outcome should not vanish with the form.
+ * Until the player picks another character or the form is needed again.
+ */
+function answered(entry, selected) {
+  const form = slots.get(`act:${entry.type}`)?.form;
+  return Boolean(form?.isConnected && form.dataset.result === "ack" && form.querySelector("[name='char']")?.value === selected);
+}
+
 /** The forms of the "Act on" panel and (GM) the table panel. */
 function renderForms(state, selected) {
   const own = new Set(client.ownCharacters ?? []);
@@ -435,7 +446,7 @@ function renderForms(state, selected) {
   // player's only while it waits; the GM keeps every form (the server
   // refuses out of turn).
   const waits = (e) => client.role !== "player" || !WAITING[e.type] || WAITING[e.type](state, selected);
-  const acting = commands.filter((e) => e.scope === "character" && waits(e));
+  const acting = commands.filter((e) => e.scope === "character" && (waits(e) || answered(e, selected)));
   const waiting = waitingSentence(state.system, sheet);
   $("act-waiting").hidden = !waiting;
   $("act-waiting").textContent = waiting;
@@ -449,6 +460,7 @@ function renderForms(state, selected) {
     return entry.senders?.player?.own?.includes(subject) && own.has(selected) ? { char: selected } : {};
   };
   placeForms($("action-forms"), "act", acting, identity, JSON.stringify(sheet), charFor);
+  for (const e of acting) slots.get(`act:${e.type}`).form.querySelector("button[type=submit]").disabled = !waits(e);
   if (client.role !== "gm") return;
   const data = JSON.stringify([state.options, state.settings, Object.values(state.characters).map((c) => c.sheet)]);
   placeForms($("table-forms"), "table", commands.filter((e) => e.scope !== "character"), identity, data, () => ({}));
