@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every test of Vigil: lint and types (ruff, mypy --strict, ESLint), the
 # Python suite (rules, server over real sockets, browser tests in Debian's
-# Chromium), the Foundry module's Node tests, rules coverage ≥ 95 %, and the
-# benchmark at a tiny size. Installs what is missing first, so a fresh clone
-# needs nothing else.
+# Chromium), the words check (every event and error the suite produced,
+# rendered by the pages' and the module's JavaScript), the Foundry module's
+# Node tests, rules coverage ≥ 95 %, and the benchmark at a tiny size.
+# Installs what is missing first, so a fresh clone needs nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage() { printf '\n=== %s\n' "$*"; }
@@ -36,6 +37,11 @@ fi
 
 stage "python tests (rules, server, browser, bench smoke)"
 .venv/bin/pytest --cov=vigil --cov-branch --cov-report= tests
+
+stage "words: every event and error the suites produced, as the pages and the module render them"
+# pytest wrote artifacts/words/capture.json (tests/support/word_capture.py); this renders it
+# with the pages' and the module's own JavaScript and lists the codes no test produced.
+node foundry-module/tools/check-words.mjs
 
 stage "rules branch coverage >= 95%"
 .venv/bin/coverage report --include='server/vigil/rules/*' --fail-under=95 | tail -n 3

@@ -26,6 +26,13 @@ from collections.abc import Iterator  # noqa: E402
 
 import pytest  # noqa: E402
 from tests.support.server import ServerProcess  # noqa: E402
+from tests.support.word_capture import WordCapture  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every event and error frame of the run goes to artifacts/words/
+    (tests/support/word_capture.py) for the words check of scripts/test.sh."""
+    config.pluginmanager.register(WordCapture(), "vigil-word-capture")
 
 
 @pytest.fixture

@@ -6,14 +6,28 @@
  */
 
 import { VigilClient } from "./core/client.js";
+import { readable } from "./core/words.js";
 import { getSetting, storedToken, t, tOrNull } from "./settings.js";
 
 export const CLIENT_NAME = "foundry/0.1";
 
-/** Localized sentence for a VigilError (server or client code). */
-export function errorText(err) {
+/** Character id → name in a table's state (what this user's view shows). */
+export function namesOf(state) {
+  return Object.fromEntries(Object.entries(state?.characters ?? {}).map(([id, ch]) => [id, ch?.name ?? id]));
+}
+
+/**
+ * Localized sentence for a VigilError (server or client code), its params
+ * in words as the pages show them (core/words.js `readable`): names, not
+ * ids; clock readings, not seconds; field labels, not paths.
+ * @param {object} err a VigilError {code, params, message}
+ * @param {Record<string, string>} [names] character id → name (namesOf the state)
+ */
+export function errorText(err, names = {}) {
   const code = err?.code ?? "unknown";
-  return tOrNull(`VIGIL.Error.${code}`, err?.params ?? {}) ?? err?.message ?? code;
+  const i18n = globalThis.game?.i18n;
+  const lookup = (key) => (i18n?.has?.(key) ? i18n.localize(key) : undefined);
+  return tOrNull(`VIGIL.Error.${code}`, readable(err?.params ?? {}, { names, lookup })) ?? err?.message ?? code;
 }
 
 export class VigilConnection extends EventTarget {
@@ -44,7 +58,7 @@ export class VigilConnection extends EventTarget {
     this.client = client;
     client.addEventListener("status", (e) => this._onStatus(e.detail.status));
     client.addEventListener("refused", (e) => {
-      globalThis.ui?.notifications?.error(t("VIGIL.Notify.Refused", { message: errorText(e.detail) }));
+      globalThis.ui?.notifications?.error(t("VIGIL.Notify.Refused", { message: errorText(e.detail, namesOf(this.state)) }));
       this.dispatchEvent(new CustomEvent("refused", { detail: e.detail }));
     });
     client.addEventListener("state", (e) => this.dispatchEvent(new CustomEvent("state", { detail: e.detail })));
@@ -68,13 +82,13 @@ export class VigilConnection extends EventTarget {
   async send(body, opts) {
     if (!this.client) {
       const err = { code: "not_connected", params: {} };
-      globalThis.ui?.notifications?.warn(errorText(err));
+      globalThis.ui?.notifications?.warn(errorText(err, {}));
       throw err;
     }
     try {
       return await this.client.send(body, opts);
     } catch (err) {
-      globalThis.ui?.notifications?.warn(errorText(err));
+      globalThis.ui?.notifications?.warn(errorText(err, namesOf(this.state)));
       throw err;
     }
   }

@@ -37,7 +37,7 @@ from vigil import permissions
 from vigil.auth import ROLES
 from vigil.close_codes import CloseCode
 from vigil.protocol import ALL_COMMANDS, PROTOCOL_VERSION
-from vigil.rules.commands import Command
+from vigil.rules.commands import Command, Rolls
 from vigil.rules.engine import PROTECTED_TABLE_FIELDS
 from vigil.rules.game import Game
 from vigil.rules.games import GAMES
@@ -104,9 +104,16 @@ def _tag(cls: type[Command]) -> str:
 _GAME_OF: dict[str, str] = {_tag(c): name for name, system in GAMES.items() for c in system.commands}
 
 
+# The manual-dice extras of a rolling command (faces, lots): a form offers
+# them only while the table's ``manual_dice`` option is on.
+MANUAL_DICE_FIELDS = tuple(f for f in Rolls.__struct_fields__ if f not in Command.__struct_fields__)
+
+
 def _command(cls: type[Command]) -> Json:
     """One command. Its scope: "operator" for the operator's commands,
-    "character" when it must name a character it acts on, else "table"."""
+    "character" when it must name a character it acts on, else "table";
+    ``manual_dice`` lists the fields that only a table with manual dice
+    takes (a rolling command's faces and lots)."""
     tag = _tag(cls)
     fields = struct_fields(cls, tag, own_first=True)
     if cls in OPERATOR_COMMANDS:
@@ -122,6 +129,7 @@ def _command(cls: type[Command]) -> Json:
         "label": f"VIGIL.Command.{tag}.label",
         "help": f"VIGIL.Command.{tag}.help",
         "fields": fields,
+        "manual_dice": list(MANUAL_DICE_FIELDS) if issubclass(cls, Rolls) else [],
         "senders": _senders(tag),
     }
 

@@ -26,7 +26,7 @@ from vigil.clock_anchor import Anchor, Mode
 from vigil.rules import engine
 from vigil.rules.commands import AddCharacter, Command, RemoveCharacter
 from vigil.rules.game import Ctx, Game
-from vigil.rules.outcome import Event, RuleError
+from vigil.rules.outcome import Event, RuleError, options_refused
 from vigil.table_commands import (
     CharacterCreate,
     CharacterMeta,
@@ -525,7 +525,7 @@ def _take_settings(settings: dict[str, Any], options: Mapping[str, Any]) -> dict
     for key, value in options.items():
         if key in settings:
             if type(value) is not type(settings[key]):
-                raise RuleError("bad_options", reason=f"{key} has the wrong type")
+                raise RuleError("bad_options", field=key, reason="it has the wrong type")
             settings[key] = value
         else:
             rest[key] = value
@@ -544,7 +544,7 @@ def _table_options(
     try:
         new_options = msgspec.convert(rules_options, t.system.options_type)
     except msgspec.ValidationError as exc:
-        raise RuleError("bad_options", reason=str(exc)) from None
+        raise options_refused(exc) from None
     new_state = engine.copy_state(state)
     new_state.options = new_options
     t.system.validate(new_state)

@@ -481,7 +481,9 @@ async def test_hursagmu_forms_harm_poison_and_morning(vigil_server: ServerProces
 
     await act(gm, "hursagmu.morning")
     history = gm.locator("#history")
-    await expect(history).to_contain_text("hursagmu.morning")
+    await expect(history.locator(".entry-kind").first).to_have_text(
+        "Morning recovery"
+    )  # its name, not its id
     await expect(history).to_contain_text(re.compile(r"Juk.*(wound|recover)", re.IGNORECASE))
     assert not [e for e in gm.vigil_errors if "pageerror" in e]
 

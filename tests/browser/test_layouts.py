@@ -7,7 +7,9 @@ harm and conditions on several); the spectator sees 1, then 8, then all
 each layout the page must fit the screen: every text element has
 ``scrollWidth <= clientWidth``, its box inside the 1920×1080 viewport, and
 a computed font size of at least 24 px; every character is either drawn
-or counted in the "+N more" marker. One page per game follows the layouts
+or counted in the "+N more" marker. DRYH's table has an open roll (rolled,
+with a helper): the lower third must show it and, beside it and not under
+it, up to eight characters. One page per game follows the layouts
 through the URL fragment (as a stream deck switches them), so no page is
 reloaded between checks. Screenshots go to artifacts/pages/layout-*.png.
 """
@@ -90,6 +92,22 @@ COUNT_JS = """() => {
     const n = /^\\+(\\d+)/.exec(text);
     return {shown, more: n ? Number(n[1]) : 0, text};
 }"""
+
+# The lower third with an open roll: the roll's box, and every drawn character
+# chip that overlaps it (none may: the band shows both side by side).
+BESIDE_ROLL_JS = """() => {
+    const roll = document.querySelector('#watch-rolls .roll');
+    if (!roll) return null;
+    const r = roll.getBoundingClientRect();
+    const over = [...document.querySelectorAll('#watch-characters [data-char]:not([hidden])')]
+        .filter((c) => { const b = c.getBoundingClientRect();
+            return b.left < r.right && r.left < b.right && b.top < r.bottom && r.top < b.bottom; })
+        .map((c) => c.dataset.char);
+    return {roll: [r.left, r.top, r.right, r.bottom].map(Math.round), over};
+}"""
+# How many characters the lower third draws beside an open DRYH roll (in two
+# columns of chips); when more wait, the "+N more" marker takes the last place.
+BESIDE_ROLL = 8
 
 # Wait for the pool-by-pool reveal of a DRYH roll to finish (boxes move while it runs).
 REVEALED_JS = """() => !document.getAnimations().some(
@@ -198,6 +216,12 @@ async def test_stream_layouts_fit_1080p(vigil_server: ServerProcess, new_page: A
             problems = await page.evaluate(FIT_JS)
             assert problems == [], f"{system} {layout} with {count} characters: {problems}"
             counted = await page.evaluate(COUNT_JS)
+            if system == "dryh" and layout == "lower-third":
+                # The open roll and the characters both, side by side.
+                beside = await page.evaluate(BESIDE_ROLL_JS)
+                assert beside is not None and beside["over"] == [], (count, beside)
+                wanted = min(count, BESIDE_ROLL) - (1 if counted["more"] else 0)
+                assert counted["shown"] >= wanted, (count, counted)
             if layout != "roll":
                 expected = 1 if layout == "character" else count
                 assert counted["shown"] >= 1

@@ -116,7 +116,7 @@ def test_english_rendering_of_an_event_and_an_error() -> None:
         3,
         4,
     )
-    assert words.english(out.events[0]) == "c rolls lore ([3, 4]): 9 against 8, dx 1."
+    assert words.english(out.events[0]) == "c rolls lore (3, 4): 9 against 8, dx 1."  # a list as its items
     error = refused(add(new_table(), "c"), Harm(char="c"), "no_harm")
     assert str(error) == "No harm was given for c."
 

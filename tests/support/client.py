@@ -53,7 +53,7 @@ class Client:
         await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token, "resume": resume}))
         first = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
         if first["type"] == "error":
-            client.errors.append(first)
+            client.handle(first)
             return client
         client.welcome = first
         client.table = first.get("table")

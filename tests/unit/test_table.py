@@ -284,6 +284,20 @@ def test_halting_pauses_the_clock_where_the_rules_are() -> None:
     assert halted.events[0].code == "clock_halted"
 
 
+def test_only_a_clock_held_for_want_of_a_gm_resumes() -> None:
+    """hold() pauses a running clock while no GM is there; resume() runs it
+    again at its rate, and only such a clock (not one the GM paused)."""
+    table = _table()
+    _run(table, ClockRun(rate=2.0))
+    table.commit(table.hold(WALL + 10, WALL + 10, _ctx(Actor())))
+    assert (table.anchor.mode, table.anchor.awaiting_gm) == ("paused", True)
+    table.commit(table.resume(WALL + 20, _ctx(Actor())))
+    assert (table.anchor.mode, table.anchor.rate, table.anchor.awaiting_gm) == ("running", 2.0, False)
+    with pytest.raises(RuleError) as info:
+        table.resume(WALL + 30, _ctx(Actor()))
+    assert info.value.code == "not_awaiting_gm"
+
+
 def test_table_options_set_the_games_and_the_servers_own() -> None:
     table = _table()
     _run(table, TableOptions(options={"pause_without_gm": False, "stabilize_tn": 12}))

@@ -106,7 +106,14 @@ def test_a_scalar_is_set_as_itself_and_a_list_or_object_wrapped() -> None:
     }
     doc = {"a": 1, "l": [1], "o": {"p": 1}}
     tree = {"a": None, "b": "x", "c": 2.5, "l": [[2, 3]], "o": [{"q": 2}], "n": [{}]}
-    assert treepatch.apply_tree(doc, tree) == {"a": None, "b": "x", "c": 2.5, "l": [2, 3], "o": {"q": 2}, "n": {}}
+    assert treepatch.apply_tree(doc, tree) == {
+        "a": None,
+        "b": "x",
+        "c": 2.5,
+        "l": [2, 3],
+        "o": {"q": 2},
+        "n": {},
+    }
 
 
 def test_an_empty_tree_changes_nothing() -> None:

@@ -13,7 +13,7 @@ import { CATALOGUE } from "../core/catalogue.js";
 import { buildForm } from "../core/forms.js";
 import { characterOffers, tableOffers } from "../core/offers.js";
 import { characterForToken } from "../overlay/model.js";
-import { errorText } from "../connection.js";
+import { errorText, namesOf } from "../connection.js";
 import { t, tOrNull } from "../settings.js";
 
 /**
@@ -73,7 +73,7 @@ function offerForm(doc, connection, offer) {
     idPrefix: `vigil-panel-${offer.entry.type.replace(/\W+/g, "-")}`,
     // A refusal is shown in the form (and as a notification by connection.send).
     onSubmit: (body) => connection.send(body),
-    errorText,
+    errorText: (err) => errorText(err, namesOf(connection.state)),
   });
 }
 

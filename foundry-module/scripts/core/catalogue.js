@@ -142,6 +142,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.character.create.help",
       "label": "VIGIL.Command.character.create.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -231,6 +232,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.character.meta.help",
       "label": "VIGIL.Command.character.meta.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -256,6 +258,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.character.remove.help",
       "label": "VIGIL.Command.character.remove.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -280,6 +283,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.clock.follow.help",
       "label": "VIGIL.Command.clock.follow.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -294,6 +298,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.clock.pause.help",
       "label": "VIGIL.Command.clock.pause.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -320,6 +325,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.clock.run.help",
       "label": "VIGIL.Command.clock.run.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -344,6 +350,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.clock.set.help",
       "label": "VIGIL.Command.clock.set.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -368,6 +375,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.clock.world.help",
       "label": "VIGIL.Command.clock.world.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -382,6 +390,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.combat.end.help",
       "label": "VIGIL.Command.combat.end.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -396,6 +405,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.combat.next_round.help",
       "label": "VIGIL.Command.combat.next_round.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -410,6 +420,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.combat.start.help",
       "label": "VIGIL.Command.combat.start.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -453,6 +464,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.correct.help",
       "label": "VIGIL.Command.correct.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -478,6 +490,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.cancel.help",
       "label": "VIGIL.Command.dryh.cancel.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -530,6 +543,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.choose.help",
       "label": "VIGIL.Command.dryh.choose.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -560,6 +574,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.clear_snap.help",
       "label": "VIGIL.Command.dryh.clear_snap.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -618,6 +633,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.declare.help",
       "label": "VIGIL.Command.dryh.declare.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -675,6 +691,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.despair_spend.help",
       "label": "VIGIL.Command.dryh.despair_spend.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -718,6 +735,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.help.help",
       "label": "VIGIL.Command.dryh.help.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -748,6 +766,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.hope_improve.help",
       "label": "VIGIL.Command.dryh.hope_improve.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -788,6 +807,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.hope_spend.help",
       "label": "VIGIL.Command.dryh.hope_spend.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -840,6 +860,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.open.help",
       "label": "VIGIL.Command.dryh.open.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -865,6 +886,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.recover_discipline.help",
       "label": "VIGIL.Command.dryh.recover_discipline.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -910,6 +932,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.resolve.help",
       "label": "VIGIL.Command.dryh.resolve.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -971,6 +994,10 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.roll.help",
       "label": "VIGIL.Command.dryh.roll.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -990,6 +1017,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.session_end.help",
       "label": "VIGIL.Command.dryh.session_end.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -1004,6 +1032,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.session_start.help",
       "label": "VIGIL.Command.dryh.session_start.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -1029,6 +1058,7 @@ export const CATALOGUE = {
       "game": "dryh",
       "help": "VIGIL.Command.dryh.wake.help",
       "label": "VIGIL.Command.dryh.wake.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1090,6 +1120,10 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.break_fall.help",
       "label": "VIGIL.Command.hursagmu.break_fall.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1175,6 +1209,10 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.damage.help",
       "label": "VIGIL.Command.hursagmu.damage.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1245,6 +1283,10 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.fall.help",
       "label": "VIGIL.Command.hursagmu.fall.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1300,6 +1342,7 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.harm.help",
       "label": "VIGIL.Command.hursagmu.harm.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1382,6 +1425,10 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.heal.help",
       "label": "VIGIL.Command.hursagmu.heal.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1500,6 +1547,10 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.morning.help",
       "label": "VIGIL.Command.hursagmu.morning.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -1574,6 +1625,7 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.poison.help",
       "label": "VIGIL.Command.hursagmu.poison.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1635,6 +1687,10 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.rest.help",
       "label": "VIGIL.Command.hursagmu.rest.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1693,6 +1749,7 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.rest_terms.help",
       "label": "VIGIL.Command.hursagmu.rest_terms.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1773,6 +1830,10 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.see_dim.help",
       "label": "VIGIL.Command.hursagmu.see_dim.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1814,6 +1875,7 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.senses.help",
       "label": "VIGIL.Command.hursagmu.senses.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1875,6 +1937,10 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.take_fall.help",
       "label": "VIGIL.Command.hursagmu.take_fall.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2009,6 +2075,10 @@ export const CATALOGUE = {
       "game": "hursagmu",
       "help": "VIGIL.Command.hursagmu.trait_roll.help",
       "label": "VIGIL.Command.hursagmu.trait_roll.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2128,6 +2198,10 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.check.help",
       "label": "VIGIL.Command.mettle.check.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2173,6 +2247,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.discipline_set.help",
       "label": "VIGIL.Command.mettle.discipline_set.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2207,6 +2282,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.effort.help",
       "label": "VIGIL.Command.mettle.effort.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2246,6 +2322,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.heal.help",
       "label": "VIGIL.Command.mettle.heal.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2289,6 +2366,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.injury_add.help",
       "label": "VIGIL.Command.mettle.injury_add.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2333,6 +2411,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.injury_reduce.help",
       "label": "VIGIL.Command.mettle.injury_reduce.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2368,6 +2447,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.injury_remove.help",
       "label": "VIGIL.Command.mettle.injury_remove.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2413,6 +2493,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.kit_set.help",
       "label": "VIGIL.Command.mettle.kit_set.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2497,6 +2578,10 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.pain.help",
       "label": "VIGIL.Command.mettle.pain.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2531,6 +2616,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.rattle.help",
       "label": "VIGIL.Command.mettle.rattle.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2565,6 +2651,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.relieve.help",
       "label": "VIGIL.Command.mettle.relieve.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2590,6 +2677,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.rest_start.help",
       "label": "VIGIL.Command.mettle.rest_start.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2620,6 +2708,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.rest_stop.help",
       "label": "VIGIL.Command.mettle.rest_stop.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2659,6 +2748,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.shake_off.help",
       "label": "VIGIL.Command.mettle.shake_off.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2793,6 +2883,10 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.stabilize.help",
       "label": "VIGIL.Command.mettle.stabilize.label",
+      "manual_dice": [
+        "faces",
+        "lots"
+      ],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2836,6 +2930,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.stabilize_by_fiat.help",
       "label": "VIGIL.Command.mettle.stabilize_by_fiat.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2875,6 +2970,7 @@ export const CATALOGUE = {
       "game": "mettle",
       "help": "VIGIL.Command.mettle.strenuous.help",
       "label": "VIGIL.Command.mettle.strenuous.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2913,6 +3009,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.revive.help",
       "label": "VIGIL.Command.revive.label",
+      "manual_dice": [],
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2936,6 +3033,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.table.archive.help",
       "label": "VIGIL.Command.table.archive.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -2994,6 +3092,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.table.create.help",
       "label": "VIGIL.Command.table.create.label",
+      "manual_dice": [],
       "scope": "operator",
       "senders": {
         "gm": false,
@@ -3019,6 +3118,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.table.delete.help",
       "label": "VIGIL.Command.table.delete.label",
+      "manual_dice": [],
       "scope": "operator",
       "senders": {
         "gm": false,
@@ -3033,6 +3133,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.table.export.help",
       "label": "VIGIL.Command.table.export.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3066,6 +3167,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.table.import.help",
       "label": "VIGIL.Command.table.import.label",
+      "manual_dice": [],
       "scope": "operator",
       "senders": {
         "gm": false,
@@ -3080,6 +3182,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.table.list.help",
       "label": "VIGIL.Command.table.list.label",
+      "manual_dice": [],
       "scope": "operator",
       "senders": {
         "gm": false,
@@ -3103,6 +3206,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.table.options.help",
       "label": "VIGIL.Command.table.options.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3117,6 +3221,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.table.reset_history.help",
       "label": "VIGIL.Command.table.reset_history.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3131,6 +3236,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.table.rotate_key.help",
       "label": "VIGIL.Command.table.rotate_key.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3145,6 +3251,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.token.list.help",
       "label": "VIGIL.Command.token.list.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3212,6 +3319,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.token.mint.help",
       "label": "VIGIL.Command.token.mint.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3236,6 +3344,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.token.revoke.help",
       "label": "VIGIL.Command.token.revoke.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3250,6 +3359,7 @@ export const CATALOGUE = {
       "game": null,
       "help": "VIGIL.Command.undo.help",
       "label": "VIGIL.Command.undo.label",
+      "manual_dice": [],
       "scope": "table",
       "senders": {
         "gm": true,

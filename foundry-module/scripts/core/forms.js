@@ -147,10 +147,16 @@ function playerRules(entry, role) {
   return { own: new Set(p?.own ?? []), gmOnly: new Set(Object.keys(p?.gm_only ?? {})) };
 }
 
-/** The fields a viewer is shown: a player never sees the GM's inputs. */
-export function visibleFields(entry, { role } = {}) {
+/**
+ * The fields a viewer is shown: a player never sees the GM's inputs, and a
+ * rolling command's manual-dice fields (the catalogue's `manual_dice`:
+ * faces, lots) are shown only while the table has manual dice on
+ * (`state.options.manual_dice`); the server would refuse them otherwise.
+ */
+export function visibleFields(entry, { role, state } = {}) {
   const { gmOnly } = playerRules(entry, role);
-  return (entry.fields ?? []).filter((f) => !gmOnly.has(f.name));
+  const manual = new Set(state?.options?.manual_dice ? [] : entry.manual_dice ?? []);
+  return (entry.fields ?? []).filter((f) => !gmOnly.has(f.name) && !manual.has(f.name));
 }
 
 /** The subject field of a command: the one `ctx.char` prefills, or null. */

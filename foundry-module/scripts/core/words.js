@@ -2,8 +2,12 @@
  * Render an event or error code as a sentence. Codes and `{name}`
  * placeholders come from schemas/codes.json (the server's English catalogue)
  * and Foundry's lang files use the same syntax as game.i18n.format, so one
- * function serves the dashboard and the module.
+ * function serves the dashboard and the module; `readable` makes the
+ * parameters words for both (the pages' common.js and the module's
+ * connection.js), so a sentence reads the same in either.
  */
+
+import { formatDuration, formatGameTime } from "./clock.js";
 
 /** Replace each `{name}` with params[name]; unknown placeholders stay visible
  * so a missing parameter is noticed rather than silently dropped. */
@@ -48,4 +52,75 @@ function lookup(catalogue, code) {
     node = node[part];
   }
   return typeof node === "string" ? node : undefined;
+}
+
+/** Params that name a character (by id): they read as its name. */
+const CHAR_PARAMS = ["char", "owner", "helper", "who", "target", "patient", "healer", "by"];
+/** Params that are game times (clock readings) and spans of game time. */
+const TIME_PARAMS = new Set(["departs_at", "busy_until", "until", "game", "now", "to", "at", "applied_at", "next_at"]);
+const DURATION_PARAMS = new Set(["interval", "duration", "seconds"]);
+/** Params that are enum values with words in lang/en.json (VIGIL.Choice.<param>.<value>). */
+/** Choice params whose words are another's ("expected": the phases a roll should be in). */
+const CHOICE_ALIAS = { expected: "phase" };
+const CHOICE_PARAMS = ["choice", "kind", "talent", "status", "response", "pool", "dominant", "what", "reason", "discipline", "condition", "track", "cause", "phase", "expected"];
+
+const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+const spaced = (s) => String(s).replace(/_/g, " ");
+
+/**
+ * Event or error params as words, for a sentence:
+ * character ids become names (when the viewer knows the name), game times
+ * clock readings and durations words, enum values and field names their
+ * words from the lang file, a `code` (the error a clock halt carries) that
+ * error's sentence, lists and objects short lists of words.
+ * @param {object} params
+ * @param {{names?: Record<string, string>, lookup?: (key: string) => string|undefined}} how
+ *   `names`: id → name as the viewer knows them; `lookup`: a lang key's text (undefined when missing)
+ */
+export function readable(params, { names = {}, lookup = () => undefined } = {}) {
+  const out = { ...params };
+  const word = (key, fallback) => {
+    const text = lookup(key);
+    return typeof text === "string" ? text : fallback;
+  };
+  const field = (name) => {
+    const last = String(name).split(".").filter((p) => !/^\d+$/.test(p)).pop() ?? String(name);
+    return word(`VIGIL.Field.${last}`, spaced(last));
+  };
+  const value = (v) => {
+    if (typeof v === "string") return names[v] ?? v;
+    if (typeof v === "boolean") return v ? "yes" : "no";
+    if (typeof v === "number" && !Number.isInteger(v)) return Math.round(v * 100) / 100;
+    if (Array.isArray(v)) return v.map(value).join(", ");
+    if (v && typeof v === "object") {
+      if (typeof v.label === "string" || typeof v.name === "string") return v.label ?? v.name;
+      return Object.entries(v).map(([k, x]) => `${names[k] ?? field(k)} ${value(x)}`).join(", ");
+    }
+    return v;
+  };
+  for (const key of CHAR_PARAMS) {
+    if (typeof out[key] === "string" && names[out[key]]) out[key] = names[out[key]];
+  }
+  const choice = (key, v) => {
+    const words = lookup(`VIGIL.Choice.${CHOICE_ALIAS[key] ?? key}.${v ?? "none"}`) ?? (v === null ? undefined : lookup(`VIGIL.Badge.${v}`));
+    if (typeof words === "string") return words;
+    return typeof v === "string" && /^[a-z]+(_[a-z0-9]+)+$/.test(v) ? spaced(v) : v;
+  };
+  for (const key of CHOICE_PARAMS) {
+    if (typeof out[key] === "string" || out[key] === null) out[key] = choice(key, out[key]);
+    else if (Array.isArray(out[key])) out[key] = out[key].map((v) => choice(key, v)).join(", ");
+  }
+  // A day of game time counted from 1, as the clock readings count it ("day 2, 07:15:03").
+  if (Number.isInteger(out.day)) out.day += 1;
+  if (typeof out.field === "string") out.field = capital(field(out.field));
+  if (typeof out.code === "string" && typeof lookup(`VIGIL.Error.${out.code}`) === "string") {
+    const { code, ...rest } = params;
+    out.code = format(lookup(`VIGIL.Error.${code}`), readable(rest, { names, lookup })).replace(/\.$/, "");
+  }
+  for (const [key, v] of Object.entries(out)) {
+    if (typeof v === "number" && TIME_PARAMS.has(key)) out[key] = formatGameTime(v);
+    else if (typeof v === "number" && DURATION_PARAMS.has(key)) out[key] = formatDuration(v);
+    else if (typeof v !== "string") out[key] = value(v);
+  }
+  return out;
 }

@@ -33,7 +33,6 @@ _EVENTS: dict[str, str] = {
     "character_removed": "Character {char} leaves the table.",
     "corrected": "The GM sets {field} of {target} to {value}.",
     "revived": "The GM revives {char}.",
-    "clock_advanced": "The clock moves from {from_t} to {to_t}.",
     "combat_started": "Combat starts.",
     "combat_ended": "Combat ends.",
     "round_advanced": "Round {round} begins.",
@@ -51,7 +50,7 @@ _ERRORS: dict[str, str] = {
     "character_exists": "A character with id {id} already exists.",
     "bad_field": "{field} is not a field that can be set.",
     "bad_value": "{value} is not a valid value for {field}: {reason}.",
-    "bad_options": "Invalid table options: {reason}",
+    "bad_options": "{field}: {reason}.",
     "not_final": "{char} is not departed, dead, insane or a nightmare; use a correction.",
     "final_state": "{char} is {status}; only a GM correction or revive changes that.",
     "clock_backwards": "The clock never goes backwards ({now} to {to}).",
@@ -77,7 +76,9 @@ def _render(template: str | None, code: str, params: Mapping[str, Any]) -> str:
     if template is None:
         rest = ", ".join(f"{k}={v!r}" for k, v in params.items())
         return f"{code}({rest})"
-    return template.format_map(_Lenient(params))
+    # A list reads as its items joined, as the clients' words.js format does.
+    listed = {k: ", ".join(map(str, v)) if isinstance(v, list | tuple) else v for k, v in params.items()}
+    return template.format_map(_Lenient(listed))
 
 
 def english(event: Said) -> str:

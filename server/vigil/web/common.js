@@ -7,8 +7,8 @@
  * textContent (the `h` builder), never through innerHTML.
  */
 
-import { format, render } from "/client/core/words.js";
-import { formatDuration, formatGameTime } from "/client/core/clock.js";
+import { format, readable, render } from "/client/core/words.js";
+import { formatGameTime } from "/client/core/clock.js";
 
 export { formatGameTime };
 
@@ -82,55 +82,25 @@ export function errorSentence(err, names = {}) {
   return render(code, withNames(err?.params ?? {}, names), errorTemplate);
 }
 
-const CHAR_PARAMS = ["char", "owner", "helper", "who", "target", "patient", "healer", "by"];
-/** Params that are game times (clock readings) and spans of game time. */
-const TIME_PARAMS = new Set(["departs_at", "busy_until", "until", "game", "now", "to", "at", "applied_at", "next_at"]);
-const DURATION_PARAMS = new Set(["interval", "duration", "seconds"]);
-/** Params that are enum values with words in lang/en.json (VIGIL.Choice.<param>.<value>). */
-const CHOICE_PARAMS = ["choice", "kind", "talent", "status", "response", "pool", "dominant", "what", "reason", "discipline", "condition", "track", "cause"];
-
-/** Character ids in params become names (when the viewer knows the name),
- * times become clock readings and durations, enum values and field paths
- * their words from lang/en.json. */
+/** Params as words (core/words.js `readable`) with this page's lang file and the viewer's names. */
 function withNames(params, names) {
-  const out = { ...params };
-  for (const key of CHAR_PARAMS) {
-    if (typeof out[key] === "string" && names[out[key]]) out[key] = names[out[key]];
-  }
-  for (const key of CHOICE_PARAMS) {
-    const words = typeof out[key] === "string" ? lang[`VIGIL.Choice.${key}.${out[key]}`] ?? lang[`VIGIL.Badge.${out[key]}`] : undefined;
-    if (typeof words === "string") out[key] = words;
-    else if (typeof out[key] === "string" && /^[a-z]+(_[a-z]+)+$/.test(out[key])) out[key] = out[key].replace(/_/g, " ");
-  }
-  if (typeof out.field === "string") {
-    const last = out.field.split(".").filter((p) => !/^\d+$/.test(p)).pop() ?? out.field;
-    out.field = lang[`VIGIL.Field.${last}`] ?? last.replace(/_/g, " ");
-    out.field = out.field.charAt(0).toUpperCase() + out.field.slice(1);
-  }
-  for (const [key, value] of Object.entries(out)) {
-    if (typeof value === "number" && TIME_PARAMS.has(key)) out[key] = formatGameTime(value);
-    else if (typeof value === "number" && DURATION_PARAMS.has(key)) out[key] = formatDuration(value);
-    else if (typeof value === "number" && !Number.isInteger(value)) out[key] = Math.round(value * 100) / 100;
-    if (typeof value === "boolean") out[key] = value ? "yes" : "no";
-    if (value && typeof value === "object" && !Array.isArray(value)) out[key] = summarize(value);
-    if (Array.isArray(value)) out[key] = value.join(", ");
-  }
-  return out;
+  return readable(params, { names, lookup: (key) => lang[key] });
 }
 
-function summarize(value) {
-  return Object.entries(value)
-    .map(([k, v]) => `${k} ${typeof v === "object" ? JSON.stringify(v) : v}`)
-    .join(", ");
-}
-
-/** A history event as a sentence: codes.json template with the event's char. */
+/**
+ * A history event as a sentence: codes.json template with the event's char.
+ * An event the viewer may read only the bare fact of (history_view.py: no
+ * params, so no numbers, kits or hidden names) says just that, rather than
+ * a sentence with its blanks showing.
+ */
 export function eventSentence(ev, names = {}) {
   const params = { ...(ev.params ?? {}) };
   if (ev.char && params.char === undefined) params.char = ev.char;
   if (params.target === undefined && ev.char) params.target = ev.char;
   const sentence = render(ev.code, withNames(params, names), eventTemplate);
-  return sentence.startsWith(ev.code) && ev.text ? ev.text : sentence;
+  if (sentence.startsWith(ev.code) && ev.text) return ev.text;
+  if (!ev.params && /\{[A-Za-z0-9_.]+\}/.test(sentence)) return t("VIGIL.History.withheld", { char: names[ev.char] ?? ev.char });
+  return sentence;
 }
 
 /**

@@ -463,7 +463,7 @@ function actingForms(state, selected) {
   const waiting = waitsOn(CATALOGUE, state, selected);
   const answers = (e) => waiting.some((w) => w.answers.includes(e.type));
   let acting = tableCommands(state.system).filter((e) => e.scope === "character" && !BESPOKE.has(e.type) && mayUse(e));
-  if (client.role === "player") acting = acting.filter((e) => offers.has(e.type));
+  if (client.role === "player") acting = acting.filter((e) => offers.has(e.type) || answered(e, selected));
   else acting = acting.filter((e) => offers.has(e.type) || answersAWait(CATALOGUE, state.system, e.type) || !blockedBy(CATALOGUE, state, e, { [subjectField(e)?.name]: selected }));
   acting.sort((a, b) => Number(answers(b)) - Number(answers(a)));
   const ctxFor = (entry) => {
@@ -471,7 +471,20 @@ function actingForms(state, selected) {
     if (!offer) return { char: selected };
     return { ...(offer.char ? { char: offer.char } : {}), values: offer.values, choices: offer.choices };
   };
-  return { entries: acting.map((e) => offers.get(e.type)?.entry ?? e), ctxFor };
+  // An answered form whose offer is gone stays in view with its button off.
+  const live = (e) => client.role !== "player" || offers.has(e.type);
+  return { entries: acting.map((e) => offers.get(e.type)?.entry ?? e), ctxFor, live };
+}
+
+/**
+ * A player's answer to what waited on its character (a fall taken or
+ * broken) keeps its form in view, its button off, with the outcome under
+ * it: what waited is over, but the outcome should not vanish with the form.
+ * Until the player picks another character or the form is needed again.
+ */
+function answered(entry, selected) {
+  const form = slots.get(`act:${entry.type}`)?.form;
+  return Boolean(form?.isConnected && form.dataset.result === "ack" && form.querySelector("[name='char']")?.value === selected);
 }
 
 /** The forms of the "Act on" panel and (GM) the table panel. */
@@ -481,9 +494,11 @@ function renderForms(state, selected) {
   const waiting = waitingSentence(state, selected);
   $("act-waiting").hidden = !waiting;
   $("act-waiting").textContent = waiting;
-  const identity = JSON.stringify([selected, Object.keys(state.characters).map((id) => [id, state.characters[id].name])]);
-  const { entries, ctxFor } = actingForms(state, selected);
+  // Manual dice adds fields to the rolling forms (core/forms.js visibleFields): a new shape, a new form.
+  const identity = JSON.stringify([selected, Object.keys(state.characters).map((id) => [id, state.characters[id].name]), Boolean(state.options?.manual_dice)]);
+  const { entries, ctxFor, live } = actingForms(state, selected);
   placeForms($("action-forms"), "act", entries, identity, JSON.stringify(sheet), ctxFor);
+  for (const e of entries) slots.get(`act:${e.type}`).form.querySelector("button[type=submit]").disabled = !live(e);
   if (client.role !== "gm") return;
   const data = JSON.stringify([state.options, state.settings, Object.values(state.characters).map((c) => c.sheet)]);
   placeForms($("table-forms"), "table", commands.filter((e) => e.scope !== "character"), identity, data, () => ({}));
@@ -763,7 +778,8 @@ function rollBox(state, char, roll, gm) {
       );
     }
     const row = [];
-    if (mayWith("dryh.roll", { char })) row.push(h("button", { type: "button", class: "btn primary big", dataset: { key: k("roll"), command: "dryh.roll" }, onclick: () => run({ type: "dryh.roll", char }) }, `Roll for ${name}`));
+    if (gm && state.options?.manual_dice) controls.push(manualRoll(state, char));
+    else if (mayWith("dryh.roll", { char })) row.push(h("button", { type: "button", class: "btn primary big", dataset: { key: k("roll"), command: "dryh.roll" }, onclick: () => run({ type: "dryh.roll", char }) }, `Roll for ${name}`));
     if (gm) row.push(h("button", { type: "button", class: "btn", dataset: { key: k("cancel"), command: "dryh.cancel" }, onclick: () => run({ type: "dryh.cancel", char }) }, "Cancel roll"));
     if (row.length) controls.push(h("div", { class: "row" }, row));
   }
@@ -864,6 +880,31 @@ function rollBox(state, char, roll, gm) {
   );
 }
 
+/**
+ * With manual dice on, the GM's roll of `char`'s open roll is the
+ * catalogue's dryh.roll form with its faces (core/forms.js shows them while
+ * the option is on); left empty, the server rolls. Kept across renders like
+ * the other built forms (`slots`), so faces being typed survive a patch.
+ */
+function manualRoll(state, char) {
+  const roll = state.game.rolls[char];
+  const slot = `roll:${char}`;
+  const identity = JSON.stringify([char, roll.opened_at, roll.helpers, Object.keys(state.characters).map((id) => [id, state.characters[id].name])]);
+  let form = slots.get(slot)?.identity === identity ? slots.get(slot).form : null;
+  if (!form) {
+    form = buildForm(CATALOGUE.commands["dryh.roll"], formCtx(state, { char }));
+    form.classList.add("action", "manual-roll");
+    form.dataset.slot = slot;
+    slots.set(slot, { form, identity, data: null });
+  }
+  return h(
+    "div",
+    { class: "manual-roll-box" },
+    h("p", { class: "note" }, "Manual dice: type the faces in the order the dice are drawn — discipline, exhaustion, madness, pain, then each helper's dice in joining order — or leave them empty for the server's dice."),
+    form,
+  );
+}
+
 // ---- tokens --------------------------------------------------------------------
 
 async function refreshTokens() {
@@ -933,21 +974,71 @@ function actorName(actor) {
   return String(actor ?? "").split("#")[0] || "server";
 }
 
+/**
+ * The kinds of history entry a page filters by, in words. The history
+ * (history_view.py) gives each entry its kind: a command, the clock's own
+ * change (timed effects that fell due, a pause for want of a GM) or an
+ * undo; a GM's correction or revive is told by its event, which players
+ * read too (they are not sent the command). Refusals change nothing and
+ * are not in the history.
+ */
+const HISTORY_KINDS = {
+  command: ["Commands", "Command"],
+  clock: ["The clock and timed effects", "Clock"],
+  correction: ["Corrections and revives", "Correction"],
+  undo: ["Undo", "Undo"],
+};
+const CORRECTION_EVENTS = new Set(["corrected", "revived"]);
+
+function historyKind(entry) {
+  if (entry.kind === "undo" || entry.kind === "clock") return entry.kind;
+  return entry.events.some((ev) => CORRECTION_EVENTS.has(ev.code)) ? "correction" : "command";
+}
+
+/** Does `entry` concern character `char`: an event of its own, or one naming it (a helper, a healer, a roll's owner)? */
+function historyMentions(entry, char) {
+  const names = (v) => v === char || (Array.isArray(v) ? v.some(names) : v !== null && typeof v === "object" && Object.entries(v).some(([k, x]) => k === char || names(x)));
+  return entry.events.some((ev) => ev.char === char || names(ev.params ?? null)) || names(entry.command?.char ?? null);
+}
+
+/** What the entry's head says it was: the command's name for the GM (who is sent it), else its kind. */
+function entryLabel(entry) {
+  const command = entry.command?.type ? CATALOGUE.commands[entry.command.type] : null;
+  return command ? t(command.label) : HISTORY_KINDS[historyKind(entry)][1];
+}
+
+/** The filter's controls: the kinds once, the characters of this viewer's view as they come and go. */
+function wireHistoryFilter() {
+  fillSelect($("history-kind"), [["", "Everything"], ...Object.entries(HISTORY_KINDS).map(([k, [words]]) => [k, words])]);
+  for (const id of ["history-char", "history-kind"]) $(id).addEventListener("change", () => renderHistory());
+  $("history-filter").addEventListener("submit", (ev) => ev.preventDefault());
+}
+
+function filteredHistory(entries) {
+  if (client?.state) fillSelect($("history-char"), [["", "Everyone"], ...charList(client.state)]);
+  const char = $("history-char").value;
+  const kind = $("history-kind").value;
+  const shown = entries.filter((e) => (!char || historyMentions(e, char)) && (!kind || historyKind(e) === kind));
+  $("history-shown").textContent = char || kind ? `${shown.length} of ${entries.length} loaded entries` : "";
+  return shown;
+}
+
 function renderHistory() {
-  const entries = [...historyEntries.values()].sort((a, b) => b.rev - a.rev);
+  const loaded = [...historyEntries.values()].sort((a, b) => b.rev - a.rev);
+  const entries = filteredHistory(loaded);
   swap(
     $("history"),
-    entries.map((e) =>
+    loaded.length && !entries.length ? h("li", { class: "history-none" }, "No loaded entry matches the filter; older entries may.") : entries.map((e) =>
       h(
         "li",
-        { class: `entry ${e.undone ? "undone" : ""}`, dataset: { rev: String(e.rev) } },
+        { class: `entry ${e.undone ? "undone" : ""}`, dataset: { rev: String(e.rev), kind: historyKind(e) } },
         h(
           "div",
           { class: "entry-head" },
           h("span", { class: "rev" }, `#${e.rev}`),
           h("time", { datetime: new Date(e.wall * 1000).toISOString() }, new Date(e.wall * 1000).toLocaleTimeString()),
           h("span", { class: "actor" }, actorName(e.actor)),
-          h("span", { class: "muted" }, e.command?.type ?? e.kind),
+          h("span", { class: "muted entry-kind" }, entryLabel(e)),
           e.undone ? h("span", { class: "undone-tag" }, "undone") : null,
         ),
         h("ul", { class: "events" }, e.events.map((ev) => h("li", {}, eventSentence(ev, names), eventDice(ev)))),
@@ -991,6 +1082,7 @@ function tickAll() {
 async function main() {
   await loadCatalogue();
   wireGmControls();
+  wireHistoryFilter();
   $("login-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const token = $("token-input").value.trim();

@@ -274,6 +274,8 @@ function render() {
     $("watch-despair").textContent = String(state.game.despair ?? 0);
   }
   swap($("watch-rolls"), view.layout === "character" || view.layout === "corner" ? [] : rollsOf(state));
+  // A roll on screen shares the band with the characters (watch.css: the lower third's chips get smaller).
+  $("watch-frame").classList.toggle("has-roll", $("watch-rolls").childElementCount > 0);
   tighten($("watch-rolls"));
   const draw = view.draw ? DRAW[view.draw] : null;
   const shown = draw ? shownCharacters(state) : [];

@@ -37,5 +37,5 @@ def open_roll(t: DryhTable, char: str, *phases: Phase) -> Roll:
     if roll is None:
         raise RuleError("no_open_roll", char=char)
     if roll.phase not in phases:
-        raise RuleError("wrong_phase", char=char, phase=roll.phase, expected=", ".join(phases))
+        raise RuleError("wrong_phase", char=char, phase=roll.phase, expected=list(phases))
     return roll

@@ -18,7 +18,7 @@ from vigil.rules.dryh import words as _words  # noqa: F401  (registers the templ
 from vigil.rules.dryh.rule_book import RULE_BOOK
 from vigil.rules.dryh.state import Character, DryhTable, Options
 from vigil.rules.game import Ctx, Due, Summary, Wait
-from vigil.rules.outcome import Event, RuleError
+from vigil.rules.outcome import Event, RuleError, options_refused
 from vigil.rules.reference import RuleBook
 
 
@@ -37,7 +37,7 @@ class DryhSystem:
         try:
             opts = msgspec.convert(dict(options), Options)
         except msgspec.ValidationError as exc:
-            raise RuleError("bad_options", reason=str(exc)) from None
+            raise options_refused(exc) from None
         return DryhTable(options=opts)
 
     def validate(self, table: DryhTable) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from vigil.rules.words import register
 
 EVENTS = {
-    "roll_opened": "The GM opens a challenge for {char}: {pain} {kind} pain dice.",
+    "roll_opened": "The GM opens a challenge for {char}: pain dice {pain} ({kind}).",
     "roll_cancelled": "The GM withdraws {char}'s challenge.",
     "roll_declared": (
-        "{char} declares {madness} madness dice, exhaustion +1: {exhaustion_up}, talent: {talent}."
+        "{char} declares madness dice {madness}, exhaustion +1: {exhaustion_up}, talent: {talent}."
     ),
     "helper_joined": "{char} helps {owner}.",
     "helper_left": "{char} stops helping {owner}.",
@@ -29,7 +29,7 @@ EVENTS = {
     "despair_paid": "Pain dominates: a coin goes into despair for {char} ({despair} now).",
     "despair_withheld": ("Pain dominates only through the GM's despair: no coin is paid for {char}'s roll."),
     "roll_closed": "{char}'s roll is over.",
-    "hope_spent": "Hope removes one {what} from {char} ({before} to {after}).",
+    "hope_spent": "Hope removes {what} from {char} ({before} to {after}).",
     "discipline_recovered": ("{char} spends {cost} hope: discipline {discipline}, madness {madness}."),
     "woke": "The GM wakes {char}: exhaustion {exhaustion}.",
     "snap_cleared": "{char} is no longer snapped.",
@@ -41,7 +41,7 @@ ERRORS = {
     "crashed": "{char} has crashed; the GM must wake them first.",
     "in_another_roll": "{char} already takes part in {owner}'s roll.",
     "no_open_roll": "{char} has no open roll.",
-    "wrong_phase": "{char}'s roll is {phase}; this needs it {expected}.",
+    "wrong_phase": "{char}'s roll is {phase}; this needs it to be one of: {expected}.",
     "exhaustion_up_once": "Exhaustion can be increased only once per roll.",
     "talent_needs_exhaustion": "Minor use of an exhaustion talent needs exhaustion of 1 or more.",
     "talent_needs_madness": "A madness talent needs 1 to 6 temporary madness dice.",
@@ -58,7 +58,7 @@ ERRORS = {
     "response_full": "{char}'s {response} responses are all checked; check the other one.",
     "no_pending_choice": "{char} has no choice to make in {owner}'s roll.",
     "bad_choice": "{choice} is not a {kind} choice.",
-    "nothing_to_remove": "{char} has no {what} to remove.",
+    "nothing_to_remove": "{char} cannot lose {what}: there is none.",
     "no_madness": "{char} has no permanent madness to remove.",
     "not_enough_hope": "That costs {cost} hope; the table has {hope}.",
     "not_crashed": "{char} has not crashed.",

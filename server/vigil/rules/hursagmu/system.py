@@ -35,7 +35,7 @@ from vigil.rules.hursagmu.penalties import SENSE_PENALTY, condition_penalty
 from vigil.rules.hursagmu.recovery import day_of
 from vigil.rules.hursagmu.rule_book import RULE_BOOK
 from vigil.rules.hursagmu.state import Character, HursagmuTable, Options
-from vigil.rules.outcome import Event, RuleError
+from vigil.rules.outcome import Event, RuleError, options_refused
 from vigil.rules.reference import RuleBook
 
 
@@ -54,7 +54,7 @@ class HursagmuSystem:
         try:
             opts = msgspec.convert(dict(options), Options)
         except msgspec.ValidationError as exc:
-            raise RuleError("bad_options", reason=str(exc)) from None
+            raise options_refused(exc) from None
         return HursagmuTable(options=opts)
 
     def validate(self, table: Any) -> None:
@@ -66,9 +66,8 @@ class HursagmuSystem:
         for cid, ch in t.characters.items():
             for pid, p in ch.poisons.items():
                 if p.next_dose > p.doses:
-                    raise RuleError(
-                        "bad_poison", char=cid, poison=pid, called=p.called, reason="next_dose > doses"
-                    )
+                    last = "its next dose comes after its last"
+                    raise RuleError("bad_poison", char=cid, poison=pid, called=p.called, reason=last)
             sync(t, ch)
 
     def apply(self, table: Any, cmd: Command, ctx: Ctx) -> list[Event]:

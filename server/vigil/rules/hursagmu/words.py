@@ -14,7 +14,7 @@ EVENTS: dict[str, str] = {
     "resisted": "{char} resists {amount} damage with {trait}: takes {harm}.",
     "condition_started": "{char} is now {condition}.",
     "condition_ended": "{char} is no longer {condition}.",
-    "rest_rolled": "{char} rests ({faces}): {total} against {target} stuns, now {after}.",
+    "rest_rolled": "{char} rests ({faces}): {total} against stuns {target}, now {after}.",
     "recovery_rolled": (
         "{char} recovers {track} with {trait} ({faces}): {total} against {target}, now {after}."
     ),
@@ -29,7 +29,7 @@ EVENTS: dict[str, str] = {
     "poison_dose": "A dose of {called} hits {char}: {track} +{harm}.",
     "poison_fought_off": "{char} has fought off {called}.",
     "poison_stopped": "{called} no longer has any effect.",
-    "fall_harmless": "{char} falls {spaces} spaces without harm.",
+    "fall_harmless": "{char} falls without harm (spaces: {spaces}).",
     "fall_declared": (
         "{char} falls {spaces} spaces ({damage} damage): break the fall with athlete or take it."
     ),
@@ -51,7 +51,7 @@ ERRORS: dict[str, str] = {
     "recovery_first": "{char} must make today's recovery rolls before a healer's.",
     "already_healed": "{char} has already been healed today (day {day}).",
     "nothing_to_heal": "{char} has no wounds or shocks to heal.",
-    "poison_too_short": "A duration of {duration} s gives no dose every {interval} s.",
+    "poison_too_short": "A duration of {duration} gives no dose every {interval}.",
     "too_many_doses": "{doses} doses is more than the limit of {limit}.",
     "fall_pending": "{char} is already falling ({spaces} spaces): break that fall or take it first.",
     "no_pending_fall": "{char} is not falling: the GM declares a fall first.",

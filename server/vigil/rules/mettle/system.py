@@ -17,7 +17,7 @@ from vigil.rules.mettle import words as _words  # noqa: F401  (registers templat
 from vigil.rules.mettle.check import cast_lot, injury_penalty, resolve
 from vigil.rules.mettle.rule_book import RULE_BOOK
 from vigil.rules.mettle.state import Character, MettleTable, Options
-from vigil.rules.outcome import Event, RuleError
+from vigil.rules.outcome import Event, RuleError, options_refused
 from vigil.rules.reference import RuleBook
 
 MAX_KITS = 64
@@ -40,7 +40,7 @@ class MettleSystem:
         try:
             opts = msgspec.convert(dict(options), Options)
         except msgspec.ValidationError as exc:
-            raise RuleError("bad_options", reason=str(exc)) from None
+            raise options_refused(exc) from None
         _check_options(opts)
         return MettleTable(options=opts)
 
@@ -207,7 +207,7 @@ def _check_options(options: Options) -> None:
     so such weights are refused however they are set."""
     weights = options.lot_weights
     if weights is not None and weights.crit + weights.plain + weights.fail == 0:
-        raise RuleError("bad_options", reason="lot weights must not all be 0")
+        raise RuleError("bad_options", field="lot_weights", reason="they must not all be 0")
 
 
 def _char(table: MettleTable, char_id: str) -> Character:

@@ -29,17 +29,20 @@ EVENTS: dict[str, str] = {
         "lot {lot}, passed: {passed}; busy until {busy_until}."
     ),
     "rest_started": "{char} starts resting.",
-    "rest_stopped": "{char} stops resting after {hours} full hours.",
+    "rest_stopped": "{char} stops resting (full hours rested: {hours}).",
     "rest_interrupted": "{char}'s rest is interrupted ({reason}); the hour and respite restart.",
     "rest_hour": "{char} rests an hour (hour {hour}); pain now {pain}.",
     "rest_hour_wasted": "{char} rests an hour, but dying unstabilized recovers nothing.",
     "respite": "{char} gains a respite: every injury eases by one.",
-    "kit_set": "{char}'s kit {kit} now has {uses} uses.",
+    "kit_set": "{char}'s kit {kit} now has {uses} left.",
     "discipline_set": "{char}'s {discipline} is now {level}.",
 }
 
 ERRORS: dict[str, str] = {
-    "tn_required": "The GM sets the TN of a stabilize attempt on {char} (or the table option stabilize_tn).",
+    "tn_required": (
+        "The GM sets the TN of a stabilize attempt on {char} "
+        "(or the table's default TN for stabilize attempts)."
+    ),
     "cannot_act": "{char} is {status} and cannot act.",
     "helper_busy": "{char} is still busy stabilizing until {until}.",
     "no_kit_uses": "{char} has no uses of kit {kit} left.",

@@ -1,0 +1,76 @@
+"""Refusals the server makes itself (not the rules), as a client gets them:
+the code and its params, and nothing changed. The words check
+(foundry-module/tools/check-words.mjs) renders each frame these produce."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+
+import pytest
+from tests.server.conftest import Running, make_config
+
+from vigil.net.app import shutdown, start
+from vigil.table import Table
+
+
+async def test_a_table_id_in_use_is_refused_by_name(running: Running) -> None:
+    table, gm = await running.table("mettle", {"mara": {"mettle": 4}}, table_id="keep")
+    op = await running.operator()
+    reply = await op.cmd({"type": "table.create", "system": "dryh", "name": "Other", "id": table})
+    assert (reply["type"], reply["code"], reply["params"]) == ("error", "table_exists", {"table": "keep"})
+    listed = await op.ok({"type": "table.list"})
+    assert [(t["id"], t["system"]) for t in listed] == [("keep", "mettle")]
+    assert gm.state is not None and gm.state["system"] == "mettle"
+
+
+async def test_a_request_for_a_table_that_is_not_there_names_it(running: Running) -> None:
+    op = await running.operator()
+    reply = await op.cmd({"type": "table.export"}, table="nowhere")
+    assert (reply["type"], reply["code"], reply["params"]) == ("error", "unknown_table", {"table": "nowhere"})
+    history = await op.request({"type": "history", "table": "nowhere", "before": None, "limit": 5})
+    assert (history["code"], history["params"]) == ("unknown_table", {"table": "nowhere"})
+
+
+async def test_a_server_fault_is_answered_as_internal_and_changes_nothing(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug while applying a command (here a table that raises) is
+    answered ``internal`` with no params; the table is as it was and the
+    next command goes through."""
+    _table, gm = await running.table("mettle", {"mara": {"mettle": 4}})
+    rev, state = gm.rev, gm.state
+    original = Table.prepare
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Table, "prepare", broken)
+    reply = await gm.cmd({"type": "mettle.pain", "char": "mara", "amount": 1})
+    assert (reply["type"], reply["code"], reply.get("params", {})) == ("error", "internal", {})
+    monkeypatch.setattr(Table, "prepare", original)
+    assert (gm.rev, gm.state) == (rev, state)
+    await gm.ok({"type": "mettle.pain", "char": "mara", "amount": 1})
+    assert gm.state is not None and gm.state["characters"]["mara"]["sheet"]["pain"] == 1
+
+
+async def test_a_command_once_shutdown_has_begun_is_refused(tmp_path: pathlib.Path) -> None:
+    """Between a stop signal and the close of every connection, a command
+    is answered ``shutting_down`` instead of being applied. The table's lock
+    is held so that the shutdown waits at its first step (pausing clocks)
+    while the command arrives."""
+    hub, server = await start(make_config(tmp_path))
+    run = Running(hub.config, hub, server)
+    table, gm = await run.table("mettle", {"mara": {"mettle": 4}})
+    rev = gm.rev
+    host = hub.hosts[table]
+    async with host.lock:
+        stopping = asyncio.create_task(shutdown(hub, server))
+        while not hub.closing:
+            await asyncio.sleep(0)
+        reply = await gm.cmd({"type": "mettle.pain", "char": "mara", "amount": 1})
+    await stopping
+    assert (reply["type"], reply["code"]) == ("error", "shutting_down")
+    assert gm.rev == rev
+    for client in run.clients:
+        await client.close()
