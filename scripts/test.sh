@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Every test of Vigil: lint and types (ruff, mypy --strict, ESLint), the
-# Python suite (rules, server over real sockets, browser tests in Debian's
-# Chromium), the words check (every event and error the suite produced,
-# rendered by the pages' and the module's JavaScript), the Foundry module's
-# Node tests, rules coverage ≥ 95 %, and the benchmark at a tiny size.
-# Installs what is missing first, so a fresh clone needs nothing else.
+# Python suite (rules, server over real sockets, the store contract on SQLite
+# and Debian's PostgreSQL, browser tests in Debian's Chromium), the words
+# check (every event and error the suite produced, rendered by the pages' and
+# the module's JavaScript), the Foundry module's Node tests, rules coverage
+# ≥ 95 %, and the benchmark at a tiny size. Installs what is missing first,
+# so a fresh clone needs nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage() { printf '\n=== %s\n' "$*"; }
@@ -16,11 +17,19 @@ if [ ! -x .venv/bin/pytest ]; then
   .venv/bin/pip install --quiet --upgrade pip
 fi
 .venv/bin/pip install --quiet -e '.[dev]'
-if ! command -v chromium >/dev/null 2>&1; then
+# Debian packages: Chromium for the browser tests, PostgreSQL's server for
+# the PostgreSQL store's tests (they start a throwaway cluster of their own:
+# tests/support/postgres.py), so the package's own cluster is not made.
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium fonts-dejavu-core)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
+    mkdir -p /etc/postgresql-common/createcluster.d
+    echo 'create_main_cluster = false' > /etc/postgresql-common/createcluster.d/vigil-tests.conf
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "chromium is missing: sudo apt-get install chromium" >&2; exit 1
+    echo "missing: sudo apt-get install ${missing[*]}" >&2; exit 1
   fi
 fi
 if [ -f foundry-module/package.json ]; then

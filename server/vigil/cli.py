@@ -14,6 +14,9 @@ from vigil.auth import TABLE_ROLES
 from vigil.logs import LOG_LEVELS
 from vigil.net.config import Config
 from vigil.rules.games import GAMES
+from vigil.store.base import OpenError
+
+STORE_HELP = "where the data is: a postgresql:// URL, or empty for the SQLite file in --data-dir (default)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.add_argument("--data-dir", type=Path)
+    serve.add_argument("--store", help=STORE_HELP)
     serve.add_argument("--durability", choices=["normal", "full"])
     serve.add_argument("--public-url", help="URL browsers use to reach Vigil (printed links)")
     serve.add_argument(
@@ -43,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
 
     token = sub.add_parser("token", help="mint an access token (works offline)")
     token.add_argument("--data-dir", type=Path)
+    token.add_argument("--store", help=STORE_HELP)
     token.add_argument("--operator", action="store_true")
     token.add_argument("--table")
     token.add_argument("--role", choices=TABLE_ROLES, default="gm")
@@ -58,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     create.add_argument("--id")
     create.add_argument("--url", default="ws://127.0.0.1:8765/ws")
     create.add_argument("--data-dir", type=Path)
+    create.add_argument("--store", help=STORE_HELP)
 
     schema = sub.add_parser("schema", help="write the JSON Schemas, the code and command catalogues")
     schema.add_argument("--out", type=Path, default=Path("schemas"))
@@ -97,6 +103,7 @@ def _serve(args: argparse.Namespace) -> int:
             "host",
             "port",
             "data_dir",
+            "store",
             "durability",
             "public_url",
             "origins",
@@ -115,16 +122,24 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"vigil serve: {exc}", file=sys.stderr)
         return 2
     logs.configure(config.log_format, LOG_LEVELS[config.log_level])
-    event_loop.run(run(config), config.event_loop)
+    try:
+        event_loop.run(run(config), config.event_loop)
+    except OpenError as exc:
+        print(f"vigil serve: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
 def _token(args: argparse.Namespace) -> int:
     from vigil import table, tokens
-    from vigil.store.sqlite import SqliteStore
+    from vigil.store import open_store
 
-    config = _config(args, ["data_dir"])
-    store = SqliteStore(config.db_path)
+    config = _config(args, ["data_dir", "store"])
+    try:
+        store = open_store(config.store, config.db_path, config.durability)
+    except OpenError as exc:
+        print(f"vigil token: {exc}", file=sys.stderr)
+        return 2
     try:
         if args.operator:
             print(tokens.operator_token(store))
@@ -152,7 +167,9 @@ def _token(args: argparse.Namespace) -> int:
 async def _table_create(args: argparse.Namespace) -> int:
     from websockets.asyncio.client import connect
 
-    operator = _capture(lambda: _token(argparse.Namespace(data_dir=args.data_dir, operator=True)))
+    operator = _capture(
+        lambda: _token(argparse.Namespace(data_dir=args.data_dir, store=args.store, operator=True))
+    )
     async with connect(args.url) as ws:
         await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": operator}))
         await ws.recv()

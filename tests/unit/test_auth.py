@@ -4,8 +4,6 @@ another key or past its life is refused with the protocol's error code."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from vigil import auth, tokens
@@ -117,28 +115,3 @@ def test_a_token_controls_its_characters_only_in_the_incarnation_it_was_minted_f
     )
     assert tokens.owned(old, {"a": ""}) == {"a"}, "a token from before incarnations keeps its old characters"
     assert tokens.owned(old, {"a": "2.3"}) == frozenset(), "but never a character made since"
-
-
-def test_a_database_from_before_incarnations_keeps_its_tokens(tmp_path: Path) -> None:
-    import sqlite3
-
-    from vigil.store.sqlite import SqliteStore
-
-    path = f"{tmp_path}/old.sqlite3"
-    db = sqlite3.connect(path)
-    db.execute(
-        "CREATE TABLE tokens (table_id TEXT NOT NULL, token_id TEXT NOT NULL, role TEXT NOT NULL, "
-        "chars TEXT NOT NULL, label TEXT NOT NULL, expires REAL, created REAL NOT NULL, "
-        "revoked INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (table_id, token_id))"
-    )
-    db.execute("INSERT INTO tokens VALUES ('t1', 'x', 'player', '[\"a\"]', 'Anna', NULL, 1.0, 0)")
-    db.commit()
-    db.close()
-    store = SqliteStore(path)
-    try:
-        (record,) = store.tokens("t1")
-        assert (record.chars, record.incarnations) == (["a"], {})
-        store.add_token(tokens.new_record("t1", "player", ["a"], "Bea", None, {"a": "1.2"}))
-        assert [t.incarnations for t in store.tokens("t1")] == [{}, {"a": "1.2"}]
-    finally:
-        store.close()

@@ -25,7 +25,7 @@ from vigil.net.http import metrics_route, route
 from vigil.net.hub import Hub
 from vigil.net.writer import Edit
 from vigil.rules.game import Actor, Ctx
-from vigil.store.sqlite import SqliteStore
+from vigil.store import open_store
 from vigil.table import Table
 from vigil.table_commands import CharacterCreate
 
@@ -42,7 +42,7 @@ async def start(config: Config) -> tuple[Hub, Server]:
     """Load every table, create the demo table on a first start (before
     listening, so that a client never finds it half made), then listen."""
     config.check()
-    store = SqliteStore(config.db_path, "full" if config.durability == "full" else "normal")
+    store = open_store(config.store, config.db_path, config.durability)
     hub = Hub(config, store)
     await hub.start()
     if config.demo and not hub.hosts:
@@ -100,9 +100,9 @@ async def create_demo(hub: Hub) -> dict[str, tuple[str, str]]:
     gm = Actor(id="vigil#demo", role="gm")
     for body in DEMO_CHARACTERS:
         await hub.writer.run(host, Edit(actor=gm, make=functools.partial(_prepare, body)))
-    gm_token, _ = hub.mint(host, "gm", [], "demo gm", None)
-    spectator, _ = hub.mint(host, "spectator", [], "demo stream", None)
-    player, _ = hub.mint(host, "player", ["brannoc"], "Brannoc's player", None)
+    gm_token, _ = await hub.mint(host, "gm", [], "demo gm", None)
+    spectator, _ = await hub.mint(host, "spectator", [], "demo stream", None)
+    player, _ = await hub.mint(host, "player", ["brannoc"], "Brannoc's player", None)
     return {
         "GM dashboard": ("gm", gm_token),
         "Spectator view": ("spectator", spectator),
@@ -154,7 +154,7 @@ async def run(config: Config, on_ready: Callable[[Hub, Server], None] | None = N
     lines = [
         f"Vigil listening on {config.base_url}  (WebSocket: {config.base_url.replace('http', 'ws', 1)}/ws)"
     ]
-    lines.append(f"Data: {config.db_path} (durability {config.durability})")
+    lines.append(f"Data: {hub.store.location} (durability {config.durability})")
     if config.metrics_url is not None:
         lines.append(f"Metrics: {config.metrics_url}")
     lines.append(

@@ -61,7 +61,7 @@ async def command(hub: Hub, conn: Conn, msg: Cmd) -> bytes:
     match body:
         case TableCreate():
             host = await hub.create_table(body.system, body.name, body.options, body.id)
-            result = _created(hub, host)
+            result = await _created(hub, host)
         case TableImport():
             result = await _import(hub, body)
         case TableList():
@@ -105,7 +105,7 @@ async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd, plain:
                 raise RuleError("unknown_character", char=missing[0])
             if body.role == "player" and not body.chars:
                 raise Refused("bad_message", reason="a player token needs characters")
-            token, record = hub.mint(host, body.role, body.chars, body.label, body.ttl_days)
+            token, record = await hub.mint(host, body.role, body.chars, body.label, body.ttl_days)
             url = hub.config.page_url(body.role, token)
             result = {"token": token, "token_id": record.token_id, "expires": record.expires, "url": url}
         case TokenList():
@@ -240,8 +240,8 @@ def _reset(host: TableHost, conn: Conn) -> Edit:
 # -- tables and history -----------------------------------------------------------
 
 
-def _created(hub: Hub, host: TableHost) -> dict[str, Any]:
-    token, record = hub.mint(host, "gm", [], "gm", None)
+async def _created(hub: Hub, host: TableHost) -> dict[str, Any]:
+    token, record = await hub.mint(host, "gm", [], "gm", None)
     return {
         "table": host.record.id,
         "gm_token": token,
@@ -256,7 +256,7 @@ async def _import(hub: Hub, body: TableImport) -> dict[str, Any]:
     except BadDocument as exc:
         raise Refused("bad_document", reason=str(exc)) from None
     host = await hub.create_table(imported.system.name, imported.name, {}, body.id, doc=imported.doc)
-    return _created(hub, host)
+    return await _created(hub, host)
 
 
 async def history(hub: Hub, conn: Conn, msg: HistoryQuery) -> bytes:

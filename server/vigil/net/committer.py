@@ -16,6 +16,7 @@ from vigil.changes import LogEntry
 from vigil.net import metrics
 from vigil.net.host import TableHost
 from vigil.store.base import Store
+from vigil.store.base import inline as store_inline
 
 
 class Committer:
@@ -25,7 +26,7 @@ class Committer:
         # A store whose commit never waits on the disk (SQLite WAL with
         # synchronous=NORMAL: no fsync) commits on the loop: a thread hop
         # costs more than the commit. One that fsyncs commits in a thread.
-        inline = bool(getattr(store, "inline_commits", False))
+        inline = store_inline(store)
         # Both ways of committing are timed (metrics.COMMIT_SECONDS).
         nowait = getattr(store, "append_nowait", None) if inline else None
         self._append_nowait: Callable[[list[LogEntry]], bool] | None = (

@@ -14,6 +14,9 @@ class Config:
     host: str = "127.0.0.1"
     port: int = 8765
     data_dir: Path = Path("./vigil-data")
+    # Where the data is: empty for the SQLite file in data_dir, or a
+    # postgresql:// URL (README "Stores and durability").
+    store: str = ""
     durability: str = "normal"  # or "full": fsync per commit group
     public_url: str = ""  # how browsers reach us, for printed links
     origins: list[str] = field(default_factory=list)  # empty = any Origin

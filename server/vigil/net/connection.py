@@ -114,7 +114,7 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
         await _refuse_hello(conn, "bad_protocol", {"server": PROTOCOL_VERSION, "client": msg.protocol})
         return False
     try:
-        claims, record = hub.authenticate(msg.token)
+        claims, record = await hub.authenticate(msg.token)
     except auth.TokenError as exc:
         await _refuse_hello(conn, exc.code, {})
         return False

@@ -5,6 +5,13 @@ The hub holds the parts of the edge together: the commit groups
 (:mod:`~vigil.net.committer`), fan-out (:mod:`~vigil.net.fanout`) and the
 single writer (:mod:`~vigil.net.writer`), the one path by which a table
 changes; timers and presence (:mod:`~vigil.net.timers`) wake it.
+
+The store is called on the event loop only where it answers at memory
+speed (:func:`~vigil.store.base.inline`: SQLite without fsync), at the
+start, before the server listens (loading every table: nothing is served
+yet that could wait), and to close it once nothing is served any more.
+Every other call is made from a worker thread, so that a network database
+(PostgreSQL) never holds the loop.
 """
 
 from __future__ import annotations
@@ -12,8 +19,8 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from vigil import auth, tokens
 from vigil.changes import LogEntry
@@ -27,11 +34,14 @@ from vigil.net.replay import Replay
 from vigil.net.writer import Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
-from vigil.store.base import Store, TableRecord, TokenRecord
+from vigil.store.base import Store, TableRecord, TokenRecord, inline
 from vigil.table import Table
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import Server
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class Hub:
@@ -42,7 +52,9 @@ class Hub:
         self.committer = Committer(store, config.snapshot_every)
         self.fanout = FanOut(config, self.hosts)
         self.writer = Writer(config, store, self.committer, self.fanout, SecureDice())
-        self.server_key = store.server_secret()
+        self._inline = inline(store)
+        self.server_key = store.server_secret()  # made before the loop serves anyone
+        self._operator = ""
         self._operator_tokens: dict[str, TokenRecord] = {}
         # The demo table's tokens on a first start, for the printed banner.
         self.demo_tokens: dict[str, tuple[str, str]] = {}
@@ -58,8 +70,10 @@ class Hub:
     # -- lifecycle ----------------------------------------------------------
 
     async def start(self) -> None:
-        """Load every table and arm its timer (restart = recovery)."""
+        """Load every table and arm its timer (restart = recovery). It reads
+        the store on the loop: the server listens only once it is done."""
         self.committer.start()
+        self._operator = tokens.operator_token(self.store)
         for record in self.store.tables():
             host = self._load(record)
             held = timers.held_since(host.table, self.store.presence(record.id))
@@ -160,18 +174,35 @@ class Hub:
 
     # -- tokens -------------------------------------------------------------
 
-    def operator_token(self) -> str:
-        return tokens.operator_token(self.store)
+    async def _call(self, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """A store call from the loop: made on the spot for an inline store,
+        else in a worker thread."""
+        if self._inline:
+            return work(*args, **kwargs)
+        return await asyncio.to_thread(work, *args, **kwargs)
 
-    def mint(
+    def operator_token(self) -> str:
+        """The server's operator token (stable: read or made at the start)."""
+        return self._operator
+
+    async def mint(
         self, host: TableHost, role: auth.Role, chars: list[str], label: str, ttl_days: float | None
     ) -> tuple[str, TokenRecord]:
-        """A token for ``host``'s table; the lifetime defaults per role."""
+        """A token for ``host``'s table, recorded before it is handed out;
+        the lifetime defaults per role."""
         if ttl_days is None:
             ttl_days = self.config.token_days(role)
         incarnations = host.table.incarnations()
-        token, record = tokens.issue(
-            self.store, host.record.key, host.record.id, role, chars, label, ttl_days, incarnations
+        token, record = await self._call(
+            tokens.issue,
+            self.store,
+            host.record.key,
+            host.record.id,
+            role,
+            chars,
+            label,
+            ttl_days,
+            incarnations,
         )
         host.tokens[record.token_id] = record
         return token, record
@@ -184,7 +215,7 @@ class Hub:
         for record in stored:
             host.tokens.setdefault(record.token_id, record)
 
-    def authenticate(self, token: str) -> tuple[auth.Claims, TokenRecord]:
+    async def authenticate(self, token: str) -> tuple[auth.Claims, TokenRecord]:
         """Verify the signature first; only a validly signed token costs a
         store read, and only when its id is not known yet (minted offline by
         ``vigil token`` while the server runs)."""
@@ -200,7 +231,8 @@ class Hub:
             claims = auth.verify(host.record.key, token, now)
             known = host.tokens
         if claims.token_id not in known:
-            known.update({t.token_id: t for t in self.store.tokens(scope)})
+            stored = await self._call(self.store.tokens, scope)
+            known.update({t.token_id: t for t in stored})
         record = known.get(claims.token_id)
         if record is None or record.revoked:
             raise auth.TokenError("token_revoked")

@@ -9,11 +9,28 @@ logs never depends on re-running the rules of an older version.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 
 from vigil.changes import LogEntry
+
+# How durable an acknowledged commit is: what each mode survives, per store,
+# is in the README ("Stores and durability").
+Durability = Literal["normal", "full"]
+
+
+class Conflict(Exception):
+    """The store already holds something else under this key (a table id,
+    a log entry's rev): nothing of the write was made."""
+
+
+class OpenError(Exception):
+    """The store cannot be opened; the message says why, for the operator."""
+
+
+class SchemaError(OpenError):
+    """The database was written by a later version of Vigil."""
 
 
 class TableRecord(msgspec.Struct, kw_only=True):
@@ -49,16 +66,27 @@ class Loaded(msgspec.Struct, kw_only=True):
 
 
 class Store(Protocol):
+    """Every call may block (a file, a network database); which of them
+    the server may make on its event loop is :func:`inline`'s answer."""
+
+    # Where the data is, for the banner and logs: a path, or a URL without
+    # its password.
+    location: str
+
     def server_secret(self) -> str: ...
 
-    def create_table(self, record: TableRecord, doc: dict[str, Any]) -> None: ...
+    def create_table(self, record: TableRecord, doc: dict[str, Any]) -> None:
+        """The table and its first snapshot (rev 0 of its epoch), or
+        :class:`Conflict` if its id is taken."""
+        ...
 
     def tables(self, include_archived: bool = True) -> list[TableRecord]: ...
 
     def load(self, table: str) -> Loaded: ...
 
     def append(self, entries: Sequence[LogEntry]) -> None:
-        """Commit all entries in one transaction (a commit group)."""
+        """Commit all entries in one transaction (a commit group), or none
+        of them (:class:`Conflict` if one's rev is taken by another entry)."""
         ...
 
     def snapshot(self, table: str, epoch: int, rev: int, doc: dict[str, Any]) -> None: ...
@@ -91,3 +119,12 @@ class Store(Protocol):
     def revoke(self, table: str, token_id: str) -> bool: ...
 
     def close(self) -> None: ...
+
+
+def inline(store: Store) -> bool:
+    """Whether ``store`` commits and reads at memory speed, never waiting
+    on a disk or a network (SQLite WAL without fsync): the server then
+    calls it on its event loop, a thread hop costing more than the call.
+    Any other store (SQLite with fsync, PostgreSQL) is called from worker
+    threads, so that the loop never waits on it."""
+    return bool(getattr(store, "inline_commits", False))

@@ -5,6 +5,10 @@ process, SIGKILL included, because the WAL write reaches the OS before
 commit returns; ``full`` adds an fsync per commit group for power loss.
 One connection, used from one thread at a time (the server's commit thread),
 so no locking games.
+
+The schema's version is SQLite's ``user_version``: at open the database is
+brought from the version it records to the last of :data:`MIGRATIONS`, each
+step in its own transaction; a database of a later Vigil is refused.
 """
 
 from __future__ import annotations
@@ -12,18 +16,18 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
 from vigil.auth import new_key
 from vigil.changes import LogEntry
 from vigil.jsonpatch import apply as apply_patch
-from vigil.store.base import Loaded, TableRecord, TokenRecord
+from vigil.store.base import Conflict, Durability, Loaded, SchemaError, TableRecord, TokenRecord
 
-Durability = Literal["normal", "full"]
+__all__ = ["MIGRATIONS", "Durability", "SqliteStore"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -43,14 +47,57 @@ CREATE TABLE IF NOT EXISTS tokens (
 CREATE TABLE IF NOT EXISTS presence (table_id TEXT PRIMARY KEY, wall REAL NOT NULL) WITHOUT ROWID;
 """
 
+
+def _v1(db: sqlite3.Connection) -> None:
+    """The schema as it stood when versions began to be recorded; a
+    database made before token incarnations gets their column."""
+    for statement in _SCHEMA.split(";"):  # not executescript: it would commit
+        if statement.strip():
+            db.execute(statement)
+    columns = {row[1] for row in db.execute("PRAGMA table_info(tokens)")}
+    if "incarnations" not in columns:
+        db.execute("ALTER TABLE tokens ADD COLUMN incarnations TEXT NOT NULL DEFAULT '{}'")
+
+
+Migration = Callable[[sqlite3.Connection], None]
+# Version n is reached by MIGRATIONS[n - 1]; a later version appends one.
+MIGRATIONS: tuple[Migration, ...] = (_v1,)
+
+
+def migrate(db: sqlite3.Connection, migrations: Sequence[Migration]) -> int:
+    """Bring ``db`` to ``len(migrations)``, one transaction per step;
+    the version it is at."""
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version > len(migrations):
+        raise SchemaError(
+            f"the database is at schema version {version}, written by a later Vigil "
+            f"(this one knows versions up to {len(migrations)}): upgrade Vigil"
+        )
+    for number, step in enumerate(migrations[version:], start=version + 1):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            step(db)
+            db.execute(f"PRAGMA user_version={number}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    return len(migrations)
+
+
 _enc = msgspec.json.Encoder()
 _entry_dec = msgspec.json.Decoder(LogEntry)
 _doc_dec = msgspec.json.Decoder(dict[str, Any])
 
 
 class SqliteStore:
-    def __init__(self, path: str | Path, durability: Durability = "normal") -> None:
-        self.path = str(path)
+    def __init__(
+        self,
+        path: str | Path,
+        durability: Durability = "normal",
+        migrations: Sequence[Migration] = MIGRATIONS,
+    ) -> None:
+        self.path = self.location = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -59,10 +106,11 @@ class SqliteStore:
         sync = "FULL" if durability == "full" else "NORMAL"
         self._db.execute(f"PRAGMA synchronous={sync}")
         self._db.execute("PRAGMA foreign_keys=OFF")
-        self._db.executescript(_SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(tokens)")}
-        if "incarnations" not in columns:  # a database from before incarnations
-            self._db.execute("ALTER TABLE tokens ADD COLUMN incarnations TEXT NOT NULL DEFAULT '{}'")
+        try:
+            self.schema_version = migrate(self._db, migrations)
+        except BaseException:
+            self._db.close()
+            raise
         # A commit without fsync (NORMAL) takes tens of microseconds: the
         # server may make it on its event loop rather than hop to a thread.
         self.inline_commits = durability != "full"
@@ -89,7 +137,7 @@ class SqliteStore:
     # -- tables -------------------------------------------------------------
 
     def create_table(self, record: TableRecord, doc: dict[str, Any]) -> None:
-        with self._lock, self._tx():
+        with self._lock, _conflicts, self._tx():
             self._db.execute(
                 "INSERT INTO tables VALUES (?,?,?,?,?,?,?)",
                 (
@@ -164,7 +212,7 @@ class SqliteStore:
         return True
 
     def _append(self, rows: list[tuple[Any, ...]]) -> None:
-        with self._tx():
+        with _conflicts, self._tx():
             self._db.executemany("INSERT INTO log VALUES (?,?,?,?,?)", rows)
         if self._checkpointer is not None:
             self._checkpointer.poke()
@@ -345,6 +393,21 @@ class _Checkpointer(threading.Thread):
         self._stopping.set()
         self._wake.set()
         self.join(10)
+
+
+class _ConflictGuard:
+    """A key already taken becomes :class:`Conflict` (the transaction it
+    happened in is rolled back, so nothing of the write was made)."""
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if isinstance(exc, sqlite3.IntegrityError):
+            raise Conflict(str(exc)) from exc
+
+
+_conflicts = _ConflictGuard()
 
 
 class _Transaction:
