@@ -271,14 +271,17 @@ class Table:
             "clock", ctx.actor.id, None, self.state, [_clock_event(anchor, now)], now, anchor=anchor
         )
 
-    def prepare(self, body: Command, wall: float, ctx: Ctx) -> Change:
+    def prepare(self, body: Command, wall: float, ctx: Ctx, command: dict[str, Any] | None = None) -> Change:
         """The change ``body`` would make now. Raises RuleError if refused.
-        The caller has applied :meth:`advance` first."""
+        The caller has applied :meth:`advance` first. ``command`` is
+        ``body`` as plain JSON when the caller has it already (the server
+        reads it for the permission check); it is kept, never changed."""
         now = self.game_now(wall)
         state = self.state
         if state.clock.now < now:
             state = engine.advance(self.system, state, now, ctx).state
-        command = msgspec.to_builtins(body)
+        if command is None:
+            command = msgspec.to_builtins(body)
         handler = _TABLE_HANDLERS.get(type(body))
         if handler is not None:
             return handler(self, body, wall, ctx, state, command)

@@ -124,10 +124,14 @@ _encode = msgspec.json.Encoder().encode
 
 def same_or(new: Any, old: Any) -> Any:
     """``old`` if it is the same JSON as ``new`` (strictly: ``1``, ``1.0``
-    and ``true`` differ, as they do for the diff), else ``new``."""
-    if new is old or _encode(new) == _encode(old):
+    and ``true`` differ, as they do for the diff), else ``new``. Python's
+    equality answers most cases at once (unequal: ``new``); only values it
+    calls equal are encoded, to tell ``1`` from ``1.0`` and ``true``."""
+    if new is old:
         return old
-    return new
+    if new != old:
+        return new
+    return old if _encode(new) == _encode(old) else new
 
 
 def share_equal(new: dict[str, Any], old: dict[str, Any], depth: int = 2) -> dict[str, Any]:

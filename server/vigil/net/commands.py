@@ -136,7 +136,7 @@ async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd, plain:
             await hub.writer.run(host, edit, _acker(hub, conn, msg))
             return b""
         case _:
-            edit = Edit(actor=conn.actor, make=lambda t, w, c: t.prepare(body, w, c))
+            edit = Edit(actor=conn.actor, make=lambda t, w, c: t.prepare(body, w, c, plain))
             await hub.writer.run(host, edit, _acker(hub, conn, msg))
             return b""
     return encoder.encode(Ack(id=msg.id, rev=table.rev, result=result))

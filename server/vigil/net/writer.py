@@ -107,6 +107,8 @@ class Writer:
         self.dice = dice
         self.closing = False
         self._ending: set[asyncio.Task[None]] = set()
+        # Read once: the logging is configured before the server starts.
+        self._debug = log.is_enabled_for(logging.DEBUG)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -230,7 +232,7 @@ class Writer:
         """A line per applied change at debug level only: the table's
         history already records each one (it is the audit), and a line per
         command at info cost about 5 % of the server's CPU under load."""
-        if not log.is_enabled_for(logging.DEBUG):
+        if not self._debug:
             return
         for entry in entries:
             log.debug(

@@ -17,7 +17,7 @@ import msgspec
 
 from vigil.rules import engine
 from vigil.rules.dryh import commands as c
-from vigil.rules.dryh.consequences import choose, resolve
+from vigil.rules.dryh.consequences import check_failure, choose, resolve
 from vigil.rules.dryh.dominance import strengths
 from vigil.rules.dryh.reading import pools_of
 from vigil.rules.dryh.recovery import recover_cost
@@ -68,8 +68,20 @@ def _accepted(t: DryhTable, apply: Callable[[DryhTable], object]) -> bool:
     return True
 
 
+def _failure_allowed(t: DryhTable, char: str, r: Roll, failure: str) -> bool:
+    try:
+        check_failure(t, r, _resolve_command(char, failure))
+    except RuleError:
+        return False
+    return True
+
+
+def _resolve_command(char: str, failure: str) -> c.Resolve:
+    return msgspec.convert({"type": "dryh.resolve", "char": char, "failure": failure}, c.Resolve)
+
+
 def _resolving(char: str, failure: str) -> Callable[[DryhTable], object]:
-    cmd = msgspec.convert({"type": "dryh.resolve", "char": char, "failure": failure}, c.Resolve)
+    cmd = _resolve_command(char, failure)
     return lambda t: resolve(t, cmd)
 
 
@@ -86,7 +98,11 @@ def legal_moves(t: DryhTable, char: str, r: Roll) -> dict[str, Any]:
     no client offers a move the server then refuses."""
     failures: list[str] = []
     if r.phase in ("rolled", "adjusted"):
-        failures = [f for f in FAILURES if _accepted(t, _resolving(char, f))]
+        # The rules' own check of a failure consequence (DRYH-21), which a
+        # resolve makes before it changes anything, answers most of them
+        # without a copy of the table; the rest are tried on one.
+        allowed = [f for f in FAILURES if _failure_allowed(t, char, r, f)]
+        failures = [f for f in allowed if _accepted(t, _resolving(char, f))]
     choices: dict[str, list[str]] = {}
     if r.phase == "resolved":
         for who, kind in r.pending.items():
