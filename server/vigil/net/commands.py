@@ -22,6 +22,7 @@ from vigil.export import BadDocument, export, read_export, table_info
 from vigil.history_view import history_page
 from vigil.net import metrics
 from vigil.net.errors import Refused
+from vigil.net.fanout import Reply
 from vigil.net.host import Conn, TableHost
 from vigil.net.hub import Hub
 from vigil.net.writer import Closing, Edit
@@ -133,18 +134,21 @@ async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd, plain:
                 raise RuleError("nothing_to_undo")
             entry = await hub.log_entry(host, top)
             edit = Edit(actor=conn.actor, make=lambda t, w, c: t.undo(entry, c))
-            await hub.writer.run(host, edit, _acker(hub, conn, msg))
+            await hub.writer.run(host, edit, _acker(conn, msg))
             return b""
         case _:
             edit = Edit(actor=conn.actor, make=lambda t, w, c: t.prepare(body, w, c, plain))
-            await hub.writer.run(host, edit, _acker(hub, conn, msg))
+            await hub.writer.run(host, edit, _acker(conn, msg))
             return b""
     return encoder.encode(Ack(id=msg.id, rev=table.rev, result=result))
 
 
-def _acker(hub: Hub, conn: Conn, msg: Cmd) -> Callable[[Change], None]:
-    def ack(change: Change) -> None:
-        hub.fanout.send(conn, encoder.encode(Ack(id=msg.id, rev=change.rev, result=change.result)))
+def _acker(conn: Conn, msg: Cmd) -> Callable[[Change], Reply]:
+    """The ack of ``msg`` once its change is durable: the writer sends it
+    with the patches of that change (FanOut.publish)."""
+
+    def ack(change: Change) -> Reply:
+        return conn, encoder.encode(Ack(id=msg.id, rev=change.rev, result=change.result))
 
     return ack
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 import structlog
 from websockets.asyncio.connection import broadcast
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from vigil.net import metrics
 from vigil.net.config import Config
@@ -24,6 +25,9 @@ from vigil.net.host import Conn, Rendered, TableHost
 from vigil.protocol import Patch, Snapshot, encoder
 from vigil.table import Table
 from vigil.table_views import AudiencePatch
+
+# A reply to one connection: the connection and its encoded message.
+Reply = tuple[Conn, bytes]
 
 log = structlog.get_logger("vigil")
 
@@ -59,14 +63,27 @@ class FanOut:
         """Queue one message for one connection, without waiting on it."""
         self._broadcast([conn], message)
 
-    def publish(self, host: TableHost, rendered: list[Rendered]) -> None:
+    def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None = None) -> None:
         """Each rev's patches to every subscriber of each audience, in rev
-        order, kept in the replay buffer for clients that resume."""
+        order, kept in the replay buffer for clients that resume.
+
+        ``reply`` is the sender's ack: it goes first, and with the sender's
+        own patches in one write (one system call where there were two;
+        on loopback each write also wakes the reader), so the sender still
+        reads its ack before the patch its command caused."""
+        sender = reply[0] if reply is not None else None
+        if reply is not None:
+            key = reply[0].watching.key
+            own = [reply[1]]
+            if reply[0] in host.subs.get(key, ()):
+                own += [m for _rev, messages in rendered if (m := messages.get(key)) is not None]
+            self._write_all(reply[0], own)
         for rev, messages in rendered:
             for key, message in messages.items():
                 group = host.subs.get(key)
                 if group:
-                    self._broadcast(group, message)
+                    others = group if sender is None else [c for c in group if c is not sender]
+                    self._broadcast(others, message)
             host.replay.append(rev, messages)
 
     def snapshot(self, host: TableHost, conn: Conn) -> None:
@@ -91,22 +108,43 @@ class FanOut:
         return False
 
     def _broadcast(self, group: Iterable[Conn], message: bytes) -> None:
-        ready = []
-        for conn in group:
-            if conn.behind:
-                continue
-            transport = conn.ws.transport
-            if transport is not None and transport.get_write_buffer_size() > self.config.backlog_bytes:
-                # Past the backlog this client gets a snapshot once it has
-                # read what it was sent (or is dropped), never a gap.
-                conn.behind = True
-                conn.behind_since = time.monotonic()
-                metrics.BACKLOG_EXCEEDED.inc()
-                self._probe(conn)
-                continue
-            ready.append(conn.ws)
+        ready = [conn.ws for conn in group if self._may_send(conn)]
         broadcast(ready, message, text=True)
         metrics.FANOUT_BYTES.inc(len(message) * len(ready))
+
+    def _write_all(self, conn: Conn, messages: list[bytes]) -> None:
+        """``messages`` to one connection as text frames in one write. The
+        frames are made by the connection's own websockets protocol object
+        (its public Sans-I/O API: ``send_text``, ``data_to_send``), which
+        is what the library's ``broadcast`` does frame by frame; a
+        connection that is not open, or is in the middle of a fragmented
+        message, is left to ``broadcast``, which skips it."""
+        if not self._may_send(conn):
+            return
+        ws = conn.ws
+        if ws.protocol.state is not State.OPEN or ws.send_in_progress is not None or ws.transport is None:
+            for message in messages:
+                broadcast([ws], message, text=True)
+            return
+        for message in messages:
+            ws.protocol.send_text(message)
+        ws.transport.writelines(ws.protocol.data_to_send())
+        metrics.FANOUT_BYTES.inc(sum(len(m) for m in messages))
+
+    def _may_send(self, conn: Conn) -> bool:
+        """Whether ``conn`` is sent to now: not while it is behind. Past the
+        backlog a client gets a snapshot once it has read what it was sent
+        (or is dropped), never a gap."""
+        if conn.behind:
+            return False
+        transport = conn.ws.transport
+        if transport is not None and transport.get_write_buffer_size() > self.config.backlog_bytes:
+            conn.behind = True
+            conn.behind_since = time.monotonic()
+            metrics.BACKLOG_EXCEEDED.inc()
+            self._probe(conn)
+            return False
+        return True
 
     # -- slow clients ---------------------------------------------------------
 

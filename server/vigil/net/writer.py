@@ -40,7 +40,7 @@ from vigil.net import timers
 from vigil.net.committer import Committer
 from vigil.net.config import Config
 from vigil.net.errors import Refused
-from vigil.net.fanout import FanOut, encode
+from vigil.net.fanout import FanOut, Reply, encode
 from vigil.net.host import Conn, Rendered, TableHost
 from vigil.rules.dice import DiceSource
 from vigil.rules.game import Actor, Ctx
@@ -118,7 +118,7 @@ class Writer:
     def ctx(self, actor: Actor) -> Ctx:
         return Ctx(dice=self.dice, actor=actor, max_effects=self.config.max_effects_per_advance)
 
-    async def run(self, host: TableHost, edit: Edit, ack: Callable[[Change], None] | None = None) -> None:
+    async def run(self, host: TableHost, edit: Edit, ack: Callable[[Change], Reply] | None = None) -> None:
         """Apply ``edit`` under the table's lock (see the module's stages);
         ``ack`` gets the edit's own change once it is durable."""
         if self.closing:
@@ -168,7 +168,7 @@ class Writer:
                 log.error("advance_refused", table=host.table.id, code=exc.code)
                 await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
-    async def _apply(self, host: TableHost, edit: Edit, ack: Callable[[Change], None] | None) -> list[Conn]:
+    async def _apply(self, host: TableHost, edit: Edit, ack: Callable[[Change], Reply] | None) -> list[Conn]:
         """The stages of one edit; the caller holds the table's lock. Returns
         the connections the edit ends (the caller closes them)."""
         if host.deleted:
@@ -206,10 +206,9 @@ class Writer:
             for conn in list(host.conns()):
                 self.fanout.snapshot(host, conn)
         ending = [c for c in host.conns() if edit.close.which(c)] if edit.close is not None else []
-        if ack is not None and edit.make is not None:
-            ack(kept[-1])
+        reply = ack(kept[-1]) if ack is not None and edit.make is not None else None
         self._log(entries)
-        self.fanout.publish(host, rendered)
+        self.fanout.publish(host, rendered, reply)
         if table.doc["meta"] is not mark.doc["meta"]:
             # Characters came or went: players' connections follow what
             # their tokens control now (after this rev's patches, so that
