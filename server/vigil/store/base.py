@@ -58,6 +58,26 @@ class TokenRecord(msgspec.Struct, kw_only=True):
     incarnations: dict[str, str] = {}
 
 
+# A token's columns as both stores keep them, in this order.
+TOKEN_COLUMNS = "table_id, token_id, role, chars, label, expires, created, revoked, incarnations"
+
+
+def token_from_row(row: Sequence[Any]) -> TokenRecord:
+    """A token read back from a row of :data:`TOKEN_COLUMNS` (``chars`` and
+    ``incarnations`` stored as JSON text)."""
+    return TokenRecord(
+        table=row[0],
+        token_id=row[1],
+        role=row[2],
+        chars=msgspec.json.decode(row[3]),
+        label=row[4],
+        expires=row[5],
+        created=row[6],
+        revoked=bool(row[7]),
+        incarnations=msgspec.json.decode(row[8]),
+    )
+
+
 class Loaded(msgspec.Struct, kw_only=True):
     record: TableRecord
     snapshot_rev: int

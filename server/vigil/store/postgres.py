@@ -42,7 +42,17 @@ from psycopg_pool import ConnectionPool
 from vigil.auth import new_key
 from vigil.changes import LogEntry
 from vigil.jsonpatch import apply as apply_patch
-from vigil.store.base import Conflict, Durability, Loaded, OpenError, SchemaError, TableRecord, TokenRecord
+from vigil.store.base import (
+    TOKEN_COLUMNS,
+    Conflict,
+    Durability,
+    Loaded,
+    OpenError,
+    SchemaError,
+    TableRecord,
+    TokenRecord,
+    token_from_row,
+)
 
 __all__ = ["MIGRATIONS", "PostgresStore"]
 
@@ -91,7 +101,6 @@ _entry_dec = msgspec.json.Decoder(LogEntry)
 _doc_dec = msgspec.json.Decoder(dict[str, Any])
 
 _TABLE_COLUMNS = "id, system, name, key, epoch, created, archived"
-_TOKEN_COLUMNS = "table_id, token_id, role, chars, label, expires, created, revoked, incarnations"
 _INSERT_LOG = (
     "INSERT INTO log (table_id, epoch, rev, v, entry) "
     "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[], %s::integer[], %s::text[])"
@@ -397,7 +406,7 @@ class PostgresStore:
         # call whose answer was lost.
         self._run(
             lambda conn: conn.execute(
-                f"INSERT INTO tokens ({_TOKEN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                f"INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT (table_id, token_id) DO NOTHING",
                 values,
             )
@@ -406,24 +415,11 @@ class PostgresStore:
     def tokens(self, table: str) -> list[TokenRecord]:
         rows = self._run(
             lambda conn: conn.execute(
-                f"SELECT {_TOKEN_COLUMNS} FROM tokens WHERE table_id = %s ORDER BY created, token_id",
+                f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE table_id = %s ORDER BY created, token_id",
                 (table,),
             ).fetchall()
         )
-        return [
-            TokenRecord(
-                table=r[0],
-                token_id=r[1],
-                role=r[2],
-                chars=msgspec.json.decode(r[3]),
-                label=r[4],
-                expires=r[5],
-                created=r[6],
-                revoked=r[7],
-                incarnations=msgspec.json.decode(r[8]),
-            )
-            for r in rows
-        ]
+        return [token_from_row(r) for r in rows]
 
     def revoke(self, table: str, token_id: str) -> bool:
         count = self._run(

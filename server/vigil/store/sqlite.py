@@ -25,7 +25,16 @@ import msgspec
 from vigil.auth import new_key
 from vigil.changes import LogEntry
 from vigil.jsonpatch import apply as apply_patch
-from vigil.store.base import Conflict, Durability, Loaded, SchemaError, TableRecord, TokenRecord
+from vigil.store.base import (
+    TOKEN_COLUMNS,
+    Conflict,
+    Durability,
+    Loaded,
+    SchemaError,
+    TableRecord,
+    TokenRecord,
+    token_from_row,
+)
 
 __all__ = ["MIGRATIONS", "Durability", "SqliteStore"]
 
@@ -305,24 +314,10 @@ class SqliteStore:
     def tokens(self, table: str) -> list[TokenRecord]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT table_id, token_id, role, chars, label, expires, created, revoked, incarnations "
-                "FROM tokens WHERE table_id=? ORDER BY created",
+                f"SELECT {TOKEN_COLUMNS} FROM tokens WHERE table_id=? ORDER BY created",
                 (table,),
             ).fetchall()
-        return [
-            TokenRecord(
-                table=r[0],
-                token_id=r[1],
-                role=r[2],
-                chars=msgspec.json.decode(r[3]),
-                label=r[4],
-                expires=r[5],
-                created=r[6],
-                revoked=bool(r[7]),
-                incarnations=msgspec.json.decode(r[8]),
-            )
-            for r in rows
-        ]
+        return [token_from_row(r) for r in rows]
 
     def revoke(self, table: str, token_id: str) -> bool:
         with self._lock:
