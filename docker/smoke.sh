@@ -281,6 +281,8 @@ for path in / /watch /client/core/client.js /client/core/display.js /foundry/mod
 done
 where=$(docker exec "$NAME" python3 -c 'import vigil; print(vigil.__file__)')
 case "$where" in /opt/venv/lib/*) ;; *) die "vigil imported from $where, not the installed wheel" ;; esac
+# The PostgreSQL store's driver is in the image (VIGIL_STORE=postgresql://…).
+docker exec "$NAME" python3 -c 'import psycopg, psycopg_pool' || die "the image lacks the PostgreSQL driver"
 log "GET /healthz, /, /watch, /schemas/, /client/core/*.js, /foundry/* from the host: 200; vigil from $where"
 SETUP=$(client setup "$WS" "$OPERATOR") || die "client setup"
 read -r TABLE GM REV < <(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(d["table"], d["gm_token"], d["rev"])' "$SETUP")
