@@ -42,6 +42,20 @@ class AudiencePatch:
     changes: treepatch.Tree
 
 
+def _seen_as(render: CharacterRender, own: bool) -> str:
+    """How a viewer sees one character: "o" as its own player (full, with
+    what is GM-only to others), "f" in full, "s" by status, "-" not at all.
+    A character's own player sees it as a full-visibility viewer does when
+    its full render is its public one (nothing GM-only in it): then the
+    sights, and so the views, of its player and of the spectators are one,
+    rendered and diffed once for all of them."""
+    if render.visibility == "full" and (not own or render.full is render.public):
+        return "f"
+    if own:
+        return "o"
+    return "s" if render.visibility == "status" else "-"
+
+
 class TableViews:
     """The views of one table (owned by its :class:`~vigil.table.Table`,
     which tells it every state it moves to)."""
@@ -115,22 +129,8 @@ class TableViews:
         nothing): audiences with equal sights get equal views."""
         if audience.kind == GM:
             return ("gm",)
-        chars = self._current_renders()
         own = audience.chars
-        # A character's own player sees it as a full-visibility viewer does
-        # when its full render is its public one (nothing GM-only in it):
-        # then the sights, and so the views, of its player and of the
-        # spectators are one, rendered and diffed once for all of them.
-        return tuple(
-            "f"
-            if r.visibility == "full" and (cid not in own or r.full is r.public)
-            else "o"
-            if cid in own
-            else "s"
-            if r.visibility == "status"
-            else "-"
-            for cid, r in chars.items()
-        )
+        return tuple(_seen_as(r, cid in own) for cid, r in self._current_renders().items())
 
     def view(self, audience: Audience) -> dict[str, Any]:
         """``audience``'s view of the current state."""

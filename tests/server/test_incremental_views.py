@@ -10,6 +10,7 @@ import random
 from typing import Any
 
 import msgspec
+from tests.support.json_docs import exact
 
 from bench import workload
 from vigil import treepatch
@@ -49,15 +50,7 @@ def _plain(value: Any) -> bytes:
 def _same(a: Any, b: Any) -> bool:
     """Equal as JSON, member order aside (a patch's ``add`` appends), with
     ``1``, ``1.0`` and ``true`` told apart."""
-    return _plain(_sorted(a)) == _plain(_sorted(b))
-
-
-def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
+    return exact(a) == exact(b)
 
 
 def _follow(table: Table, patches: list[AudiencePatch], shadow: dict[str, Any]) -> None:

@@ -12,42 +12,21 @@ import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.support import json_docs
+from tests.support.json_docs import exact
 
 from vigil import treepatch
 from vigil.jsonpatch import PatchError
 
-scalars = (
-    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-2, 2, allow_nan=False) | st.text(max_size=3)
-)
 # Keys that would need escaping in a JSON Pointer need nothing here.
-keys = st.text(alphabet="ab~/. ", max_size=3)
-json_values = st.recursive(
-    scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=4),
-    max_leaves=12,
-)
-documents = st.dictionaries(keys, json_values, max_size=5)
-
-
-def _exact(value: Any) -> bytes:
-    """JSON bytes, member order aside: 1, 1.0 and true stay apart, as they
-    do for the diff; a member that is set anew goes last."""
-    return msgspec.json.encode(_sorted(value))
-
-
-def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(v) for v in value]
-    return value
+documents = json_docs.documents(st.text(alphabet="ab~/. ", max_size=3))
 
 
 @given(old=documents, new=documents)
 def test_applying_the_tree_gives_the_new_document(old: dict[str, Any], new: dict[str, Any]) -> None:
     tree = treepatch.diff_tree(old, new)
     patched = treepatch.apply_tree(copy.deepcopy(old), msgspec.json.decode(msgspec.json.encode(tree)))
-    assert _exact(patched) == _exact(new)
+    assert exact(patched) == exact(new)
 
 
 @given(doc=documents)

@@ -71,19 +71,19 @@ class FanOut:
         own patches in one write (one system call where there were two;
         on loopback each write also wakes the reader), so the sender still
         reads its ack before the patch its command caused."""
-        sender = reply[0] if reply is not None else None
+        sender = None
         if reply is not None:
-            key = reply[0].watching.key
-            own = [reply[1]]
-            if reply[0] in host.subs.get(key, ()):
+            sender, ack = reply
+            key = sender.watching.key
+            own = [ack]
+            if sender in host.subs.get(key, ()):
                 own += [m for _rev, messages in rendered if (m := messages.get(key)) is not None]
-            self._write_all(reply[0], own)
+            self._write_all(sender, own)
         for rev, messages in rendered:
             for key, message in messages.items():
                 group = host.subs.get(key)
                 if group:
-                    others = group if sender is None else [c for c in group if c is not sender]
-                    self._broadcast(others, message)
+                    self._broadcast(group, message, skip=sender)
             host.replay.append(rev, messages)
 
     def snapshot(self, host: TableHost, conn: Conn) -> None:
@@ -107,8 +107,9 @@ class FanOut:
         self.snapshot(host, conn)
         return False
 
-    def _broadcast(self, group: Iterable[Conn], message: bytes) -> None:
-        ready = [conn.ws for conn in group if self._may_send(conn)]
+    def _broadcast(self, group: Iterable[Conn], message: bytes, skip: Conn | None = None) -> None:
+        """``message`` to every connection of ``group`` but ``skip``."""
+        ready = [conn.ws for conn in group if conn is not skip and self._may_send(conn)]
         broadcast(ready, message, text=True)
         metrics.FANOUT_BYTES.inc(len(message) * len(ready))
 

@@ -62,6 +62,22 @@ class TokenRecord(msgspec.Struct, kw_only=True):
 TOKEN_COLUMNS = "table_id, token_id, role, chars, label, expires, created, revoked, incarnations"
 
 
+def token_row(token: TokenRecord) -> tuple[Any, ...]:
+    """``token`` as a row of :data:`TOKEN_COLUMNS` (the inverse of
+    :func:`token_from_row`)."""
+    return (
+        token.table,
+        token.token_id,
+        token.role,
+        msgspec.json.encode(token.chars).decode(),
+        token.label,
+        token.expires,
+        token.created,
+        token.revoked,
+        msgspec.json.encode(token.incarnations).decode(),
+    )
+
+
 def token_from_row(row: Sequence[Any]) -> TokenRecord:
     """A token read back from a row of :data:`TOKEN_COLUMNS` (``chars`` and
     ``incarnations`` stored as JSON text)."""

@@ -52,6 +52,7 @@ from vigil.store.base import (
     TableRecord,
     TokenRecord,
     token_from_row,
+    token_row,
 )
 
 __all__ = ["MIGRATIONS", "PostgresStore"]
@@ -391,17 +392,7 @@ class PostgresStore:
     # -- tokens -------------------------------------------------------------
 
     def add_token(self, token: TokenRecord) -> None:
-        values = (
-            token.table,
-            token.token_id,
-            token.role,
-            _enc.encode(token.chars).decode(),
-            token.label,
-            token.expires,
-            token.created,
-            token.revoked,
-            _enc.encode(token.incarnations).decode(),
-        )
+        values = token_row(token)
         # Token ids are random: one already there is this one, added by a
         # call whose answer was lost.
         self._run(

@@ -34,6 +34,7 @@ from vigil.store.base import (
     TableRecord,
     TokenRecord,
     token_from_row,
+    token_row,
 )
 
 __all__ = ["MIGRATIONS", "Durability", "SqliteStore"]
@@ -297,18 +298,8 @@ class SqliteStore:
     def add_token(self, token: TokenRecord) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT INTO tokens VALUES (?,?,?,?,?,?,?,?,?)",
-                (
-                    token.table,
-                    token.token_id,
-                    token.role,
-                    _enc.encode(token.chars).decode(),
-                    token.label,
-                    token.expires,
-                    token.created,
-                    int(token.revoked),
-                    _enc.encode(token.incarnations).decode(),
-                ),
+                f"INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                token_row(token),
             )
 
     def tokens(self, table: str) -> list[TokenRecord]:

@@ -86,7 +86,7 @@ class Resolve(Command, kw_only=True, tag="dryh.resolve"):
 DisciplineChoice = Literal["uncheck_fight", "uncheck_flight", "exhaustion_down", "nothing"]
 MadnessChoice = Literal["check_fight", "check_flight"]
 Choice = Literal[DisciplineChoice, MadnessChoice]
-PENDING_CHOICES: dict[str, tuple[str, ...]] = {
+PENDING_CHOICES: dict[str, tuple[Choice, ...]] = {
     "discipline": get_args(DisciplineChoice),
     "madness": get_args(MadnessChoice),
 }

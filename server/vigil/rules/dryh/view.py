@@ -52,42 +52,31 @@ def roll_view(t: DryhTable, char: str, r: Roll, shared: dict[str, Any] | None = 
     return data
 
 
-FAILURES: tuple[str, ...] = get_args(c.Failure)
+FAILURES: tuple[c.Failure, ...] = get_args(c.Failure)
 
 
-def _accepted(t: DryhTable, apply: Callable[[DryhTable], object]) -> bool:
+def _passes(check: Callable[[], object]) -> bool:
+    """Whether the rules accept what ``check`` does (no RuleError)."""
+    try:
+        check()
+    except RuleError:
+        return False
+    return True
+
+
+def _accepted(t: DryhTable, move: c.Resolve | c.Choose) -> bool:
     """Would the rules accept this move? Tried on a copy of the table, so
     the answer is the rules' own (no second list of conditions to keep in
     step with them) and the table itself is untouched. The copy is the
     engine's own (a msgpack round trip, ~15x cheaper than ``deepcopy``):
-    this runs for every candidate move on every change of a DRYH table."""
-    try:
-        apply(engine.copy_state(t))
-    except RuleError:
-        return False
-    return True
-
-
-def _failure_allowed(t: DryhTable, char: str, r: Roll, failure: str) -> bool:
-    try:
-        check_failure(t, r, _resolve_command(char, failure))
-    except RuleError:
-        return False
-    return True
-
-
-def _resolve_command(char: str, failure: str) -> c.Resolve:
-    return msgspec.convert({"type": "dryh.resolve", "char": char, "failure": failure}, c.Resolve)
-
-
-def _resolving(char: str, failure: str) -> Callable[[DryhTable], object]:
-    cmd = _resolve_command(char, failure)
-    return lambda t: resolve(t, cmd)
-
-
-def _choosing(char: str, who: str, choice: str) -> Callable[[DryhTable], object]:
-    cmd = msgspec.convert({"type": "dryh.choose", "char": char, "who": who, "choice": choice}, c.Choose)
-    return lambda t: choose(t, cmd)
+    this runs for candidate moves on every change of a DRYH table. A
+    resolve is first put to DRYH-21's own check, which resolve makes before
+    it changes anything: most are refused there, without a copy."""
+    if isinstance(move, c.Resolve):
+        return _passes(lambda: check_failure(t, t.rolls[move.char], move)) and _passes(
+            lambda: resolve(engine.copy_state(t), move)
+        )
+    return _passes(lambda: choose(engine.copy_state(t), move))
 
 
 def legal_moves(t: DryhTable, char: str, r: Roll) -> dict[str, Any]:
@@ -98,15 +87,13 @@ def legal_moves(t: DryhTable, char: str, r: Roll) -> dict[str, Any]:
     no client offers a move the server then refuses."""
     failures: list[str] = []
     if r.phase in ("rolled", "adjusted"):
-        # The rules' own check of a failure consequence (DRYH-21), which a
-        # resolve makes before it changes anything, answers most of them
-        # without a copy of the table; the rest are tried on one.
-        allowed = [f for f in FAILURES if _failure_allowed(t, char, r, f)]
-        failures = [f for f in allowed if _accepted(t, _resolving(char, f))]
+        resolves = (c.Resolve(char=char, failure=f) for f in FAILURES)
+        failures = [m.failure for m in resolves if _accepted(t, m)]
     choices: dict[str, list[str]] = {}
     if r.phase == "resolved":
         for who, kind in r.pending.items():
-            choices[who] = [x for x in c.PENDING_CHOICES[kind] if _accepted(t, _choosing(char, who, x))]
+            moves = (c.Choose(char=char, who=who, choice=x) for x in c.PENDING_CHOICES[kind])
+            choices[who] = [m.choice for m in moves if _accepted(t, m)]
     return {"failures": failures, "choices": choices}
 
 
