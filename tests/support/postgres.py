@@ -27,6 +27,7 @@ from typing import NoReturn
 from urllib.parse import quote
 
 import pytest
+from tests.support import services
 from tests.support.server import free_port
 
 # Debian's packaging puts each major version's binaries here; 15 is
@@ -67,9 +68,7 @@ def binaries() -> Path | None:
 
 def missing(reason: str) -> NoReturn:
     """Fail under CI, skip elsewhere (see the module's docstring)."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{reason}: the PostgreSQL store tests must run in CI", pytrace=False)
-    pytest.skip(reason)
+    services.missing(reason, "the PostgreSQL store tests")
 
 
 def start_cluster() -> Cluster:
