@@ -225,23 +225,10 @@ class Writer:
             if edit.new_epoch:
                 table.new_epoch()
             entries = self._entries(table, kept, edit.request)
-            if entries:
-                await self.committer.commit(entries)
-            if edit.write is not None:
-                await asyncio.to_thread(edit.write, self.store)
-        except (RuleError, Refused, Conflict, asyncio.CancelledError) as exc:
+            await self._durable(host, entries, edit)
+        except BaseException:
             table.restore(mark)
-            if isinstance(exc, Fenced):
-                self.give_up(host, "table_moved")
-                raise Moved() from exc
             raise
-        except Exception as exc:
-            # Not refused by the store, and not known to be done (a database
-            # gone past the store's retries): it may have been committed.
-            table.restore(mark)
-            log.error("outcome_unknown", table=table.id, error=str(exc))
-            self.give_up(host, "outcome_unknown")
-            raise Moved() from exc
         if edit.keep is not None:
             edit.keep()
         if edit.new_epoch:
@@ -272,6 +259,27 @@ class Writer:
         else:
             timers.arm(host, self.tick)
         return ending
+
+    async def _durable(self, host: TableHost, entries: list[LogEntry], edit: Edit) -> None:
+        """Stage 3: the log entries, then the write beyond the log. A store
+        that refuses (Conflict) did nothing; one that fenced this node off
+        means the table is another's now; any other failure of the store
+        leaves the outcome unknown (it may have been committed): either
+        way the table is given up (:class:`Moved`)."""
+        try:
+            if entries:
+                await self.committer.commit(entries)
+            if edit.write is not None:
+                await asyncio.to_thread(edit.write, self.store)
+        except Fenced as exc:
+            self.give_up(host, "table_moved")
+            raise Moved() from exc
+        except (Conflict, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            log.error("outcome_unknown", table=host.table.id, error=str(exc))
+            self.give_up(host, "outcome_unknown")
+            raise Moved() from exc
 
     def _entries(self, table: Table, changes: list[Change], request: str | None) -> list[LogEntry]:
         """The log entries of ``changes``; the last (the edit's own) names

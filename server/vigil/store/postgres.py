@@ -39,7 +39,7 @@ import psycopg.conninfo
 from psycopg import errors
 from psycopg_pool import ConnectionPool
 
-from vigil.auth import new_key
+from vigil.auth import OPERATOR_SCOPE, new_key
 from vigil.changes import LogEntry
 from vigil.jsonpatch import apply as apply_patch
 from vigil.store import leases
@@ -236,7 +236,7 @@ class PostgresStore:
         unless this node still holds the table's lease under its fence; the
         owner's row stays locked until the transaction ends, so that no
         takeover comes between this check and the write."""
-        if not self.fencing:
+        if not self.fencing or table == OPERATOR_SCOPE:  # the operator's tokens are no table's
             return
         row = conn.execute("SELECT fence FROM owners WHERE table_id = %s FOR SHARE", (table,)).fetchone()
         if row is None or int(row[0]) != self.fences.get(table):
