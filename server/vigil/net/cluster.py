@@ -245,10 +245,11 @@ class Cluster:
 
     # -- this node's connections to other nodes' tables -----------------------
 
-    async def key(self, table_id: str) -> str | None:
-        """The table's signing key (from the store, trusted for a few seconds)."""
+    async def key(self, table_id: str, fresh: bool = False) -> str | None:
+        """The table's signing key (from the store, trusted for a few
+        seconds unless ``fresh``)."""
         cached = self._keys.get(table_id)
-        if cached is not None and time.monotonic() - cached[1] < KEY_SECONDS:
+        if not fresh and cached is not None and time.monotonic() - cached[1] < KEY_SECONDS:
             return cached[0]
         record = await asyncio.to_thread(self.hub.store.table, table_id)
         if record is None:
@@ -256,16 +257,28 @@ class Cluster:
         self._keys[table_id] = (record.key, time.monotonic())
         return record.key
 
+    async def _verify(self, table_id: str, token: str) -> auth.Claims:
+        """The token's claims, its signature checked with the table's key —
+        read again from the store if the cached one refuses it (the key may
+        have been rotated since)."""
+        for fresh in (False, True):
+            key = await self.key(table_id, fresh)
+            if key is None:
+                raise auth.TokenError("bad_token")
+            try:
+                return auth.verify(key, token, time.time())
+            except auth.TokenError as exc:
+                if fresh or exc.code != "bad_token":
+                    raise
+        raise AssertionError("unreachable")
+
     async def hello(self, conn: Conn, msg: Hello, table_id: str) -> str | None:
         """A hello for a table this node does not own. Returns None once the
         connection is attached (its welcome comes from the owner), ``"local"``
         when this node took the table (an orphan) and the hello goes on as
         for any of its own, or the code it is refused with."""
-        key = await self.key(table_id)
-        if key is None:
-            return "bad_token"
         try:
-            claims = auth.verify(key, msg.token, time.time())
+            claims = await self._verify(table_id, msg.token)
         except auth.TokenError as exc:
             return exc.code
         owner = await asyncio.to_thread(self.leases.owner, table_id)
