@@ -111,9 +111,14 @@ class Cluster:
         self._loops = [asyncio.create_task(self._own()), asyncio.create_task(self._watch())]
 
     async def stop(self) -> None:
-        """Leave: every lease ends now (the others take the tables at once)."""
+        """Leave: the other nodes' connections to this node's tables are
+        told to resume elsewhere, and every lease ends now (the others take
+        the tables at once)."""
         for task in self._loops:
             task.cancel()
+        for host in self.hub.hosts.values():
+            for peer in list(host.remote.values()):
+                self.close(peer, CloseCode.TRY_AGAIN_LATER, "node stopping")
         with contextlib.suppress(Exception):
             await asyncio.to_thread(self.leases.release)
         await self.bus.stop()
@@ -351,10 +356,13 @@ class Cluster:
                 hub.fanout.send(conn, error_message("outcome_unknown", {}, msg_id))
                 return
             if not got:
-                # Nobody listens there: certainly not done. Resume elsewhere
-                # (the client sends it again once reconnected).
+                # Nobody listens there (the owner is gone): certainly not
+                # done. Every connection to that table resumes elsewhere (the
+                # client sends it again once reconnected).
                 metrics.FORWARDED.labels("unowned").inc()
-                self._shut(conn, CloseCode.TRY_AGAIN_LATER, "table moved")
+                mirror = self.mirrors.get(table_id)
+                for other in list(mirror.conns.values()) if mirror is not None else [conn]:
+                    self._shut(other, CloseCode.TRY_AGAIN_LATER, "table moved")
                 return
             try:
                 await asyncio.wait_for(waiter, hub.config.forward_seconds)
