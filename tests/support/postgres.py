@@ -119,12 +119,7 @@ def schema_url(base: str, schema: str) -> str:
 
 @pytest.fixture(scope="session")
 def postgres_cluster() -> Iterator[Cluster]:
-    cluster = start_cluster()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-        shutil.rmtree(cluster.directory, ignore_errors=True)
+    yield from services.for_the_session(start_cluster)
 
 
 @pytest.fixture

@@ -141,12 +141,7 @@ def start_server() -> RedisServer:
 
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[RedisServer]:
-    server = start_server()
-    try:
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(server.directory, ignore_errors=True)
+    yield from services.for_the_session(start_server)
 
 
 @pytest.fixture

@@ -6,7 +6,10 @@ packages for them as root."""
 from __future__ import annotations
 
 import os
-from typing import NoReturn
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NoReturn, Protocol, TypeVar
 
 import pytest
 
@@ -16,3 +19,25 @@ def missing(reason: str, tests: str) -> NoReturn:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"{reason}: {tests} must run in CI", pytrace=False)
     pytest.skip(reason)
+
+
+class Service(Protocol):
+    """A throwaway server a test session starts: its files live in ``directory``."""
+
+    directory: Path
+
+    def stop(self) -> None: ...
+
+
+S = TypeVar("S", bound=Service)
+
+
+def for_the_session(start: Callable[[], S]) -> Iterator[S]:
+    """A session fixture's body: the service started, then stopped and its
+    files removed after the last test."""
+    service = start()
+    try:
+        yield service
+    finally:
+        service.stop()
+        shutil.rmtree(service.directory, ignore_errors=True)
