@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Every test of Vigil: lint and types (ruff, mypy --strict, ESLint), the
 # Python suite (rules, server over real sockets, the store contract on SQLite
-# and Debian's PostgreSQL, browser tests in Debian's Chromium), the words
-# check (every event and error the suite produced, rendered by the pages' and
-# the module's JavaScript), the Foundry module's Node tests, rules coverage
-# ≥ 95 %, and the benchmark at a tiny size. Installs what is missing first,
-# so a fresh clone needs nothing else.
+# and Debian's PostgreSQL, many nodes on PostgreSQL and Debian's Redis,
+# browser tests in Debian's Chromium), the words check (every event and
+# error the suite produced, rendered by the pages' and the module's
+# JavaScript), the Foundry module's Node tests, rules coverage ≥ 95 %, and
+# the benchmark at a tiny size. Installs what is missing first, so a fresh
+# clone needs nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage() { printf '\n=== %s\n' "$*"; }
@@ -19,15 +20,23 @@ fi
 .venv/bin/pip install --quiet -e '.[dev]'
 # Debian packages: Chromium for the browser tests, PostgreSQL's server for
 # the PostgreSQL store's tests (they start a throwaway cluster of their own:
-# tests/support/postgres.py), so the package's own cluster is not made.
+# tests/support/postgres.py), so the package's own cluster is not made, and
+# Redis's server for the bus's tests (they too start their own, on a free
+# port: tests/support/redis.py), so the system Redis that the package starts
+# where an init system runs is stopped and disabled.
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium fonts-dejavu-core)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     mkdir -p /etc/postgresql-common/createcluster.d
     echo 'create_main_cluster = false' > /etc/postgresql-common/createcluster.d/vigil-tests.conf
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    if [[ " ${missing[*]} " == *" redis-server "* ]]; then
+      systemctl disable --now redis-server.service >/dev/null 2>&1 || true
+      service redis-server stop >/dev/null 2>&1 || true
+    fi
   else
     echo "missing: sudo apt-get install ${missing[*]}" >&2; exit 1
   fi

@@ -25,7 +25,9 @@ import pathlib  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 
 import pytest  # noqa: E402
+from tests.support.cluster import vigil_cluster  # noqa: E402, F401 - fixture
 from tests.support.postgres import postgres_cluster, postgres_url  # noqa: E402, F401 - fixtures
+from tests.support.redis import redis_server, redis_url  # noqa: E402, F401 - fixtures
 from tests.support.server import ServerProcess  # noqa: E402
 from tests.support.word_capture import WordCapture  # noqa: E402
 

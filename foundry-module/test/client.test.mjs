@@ -221,7 +221,9 @@ test("after a server restart the client reconnects by itself and resumes", { ski
   const before = c.rev;
   const statuses = [];
   c.addEventListener("status", (e) => statuses.push(e.detail.status));
-  const pending = c.send({ type: "ping-me-not" }).catch((e) => e); // rejected below or by the server
+  // Refused by the server: before the restart, or after it when the client
+  // sends it again (same id) on the new connection.
+  const pending = c.send({ type: "ping-me-not" }).catch((e) => e);
   await server.restart();
   await until(() => c.status === "connected", WAIT_MS, "reconnect");
   assert.ok(statuses.includes("reconnecting"), statuses.join(","));
@@ -234,10 +236,10 @@ test("after a server restart the client reconnects by itself and resumes", { ski
   await patched;
   assert.equal(c.rev, rev);
   assert.equal(c.state.characters.raider.sheet.pain, 1);
-  // Validation: the unknown command was sent (client does not filter) and
-  // is the only schema violation.
-  assert.equal(c.violations.length, 1);
-  assert.match(c.violations[0], /out message/);
+  // Validation: the unknown command was sent (client does not filter),
+  // once or twice, and is the only schema violation.
+  assert.ok(c.violations.length >= 1 && c.violations.length <= 2, c.violations.join("\n"));
+  for (const violation of c.violations) assert.match(violation, /^out message .*ping-me-not/);
   c.close();
 });
 

@@ -42,6 +42,12 @@ class LogEntry(msgspec.Struct, kw_only=True, array_like=True):
     ops: list[dict[str, Any]]
     inverse: list[dict[str, Any]]
     v: int = ENTRY_VERSION
+    # The request a command's entry answers (its sender's token id and
+    # message id) and its result: a table loaded again answers the same
+    # request sent again with them instead of applying it twice. Trailing
+    # and optional, so entries written before them still load.
+    request: str | None = None
+    result: Any = None
 
 
 @dataclass

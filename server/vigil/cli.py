@@ -44,6 +44,11 @@ def main(argv: list[str] | None = None) -> int:
         "--metrics-port", type=int, help="serve Prometheus metrics at /metrics on this port (default: off)"
     )
     serve.add_argument("--metrics-host", help="address of the metrics listener (default 127.0.0.1)")
+    serve.add_argument("--bus", help="redis://HOST:PORT/DB: run as one node of a cluster (needs --store)")
+    serve.add_argument("--node-id", help="this node's name in a cluster (default: host name and port)")
+    serve.add_argument(
+        "--lease-seconds", type=float, help="a table's lease on its node, seconds (default 10)"
+    )
 
     token = sub.add_parser("token", help="mint an access token (works offline)")
     token.add_argument("--data-dir", type=Path)
@@ -113,6 +118,9 @@ def _serve(args: argparse.Namespace) -> int:
             "event_loop",
             "metrics_port",
             "metrics_host",
+            "bus",
+            "node_id",
+            "lease_seconds",
         ],
     )
     try:

@@ -35,5 +35,10 @@ register(
         "shutting_down": "The server is shutting down.",
         "archived": "That table is archived.",
         "internal": "The server failed to apply that; nothing changed.",
+        # Many nodes: the table's node went away while it applied a command
+        # (clients send it again with the same id first: the owner applies
+        # an id once), or the table is moving between nodes.
+        "outcome_unknown": "The server could not tell if that was done; check the table before repeating.",
+        "table_unavailable": "This table is moving to another server; nothing was done. Try again shortly.",
     },
 )

@@ -27,6 +27,7 @@ from typing import NoReturn
 from urllib.parse import quote
 
 import pytest
+from tests.support import services
 from tests.support.server import free_port
 
 # Debian's packaging puts each major version's binaries here; 15 is
@@ -67,9 +68,7 @@ def binaries() -> Path | None:
 
 def missing(reason: str) -> NoReturn:
     """Fail under CI, skip elsewhere (see the module's docstring)."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{reason}: the PostgreSQL store tests must run in CI", pytrace=False)
-    pytest.skip(reason)
+    services.missing(reason, "the PostgreSQL store tests")
 
 
 def start_cluster() -> Cluster:
@@ -120,12 +119,7 @@ def schema_url(base: str, schema: str) -> str:
 
 @pytest.fixture(scope="session")
 def postgres_cluster() -> Iterator[Cluster]:
-    cluster = start_cluster()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-        shutil.rmtree(cluster.directory, ignore_errors=True)
+    yield from services.for_the_session(start_cluster)
 
 
 @pytest.fixture

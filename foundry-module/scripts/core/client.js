@@ -7,6 +7,12 @@
  * patches in rev order, and reconnects with `resume` so the server replays
  * what was missed (or re-snapshots): a page never has to reload to catch up.
  *
+ * A command is sent again, with the SAME id, when its answer is lost: after
+ * a reconnect, and after an `outcome_unknown` error (its node went away
+ * mid-command). That is safe because the server deduplicates commands by
+ * token and message id (a repeated id gets the first ack, never a second
+ * application), and it saves people from guessing whether to click again.
+ *
  * Events (all `CustomEvent`s):
  *  - "status"  {status}                       every status change
  *  - "welcome" the welcome message            after each successful hello
@@ -45,6 +51,17 @@ export class VigilError extends Error {
 
 const PING_EVERY_MS = 20_000;
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long after it was first sent a command may still be sent again (over
+ * reconnects and `outcome_unknown` retries); past it the command is
+ * rejected, so that a click is not applied long after the person gave up.
+ */
+const RESEND_WITHIN_MS = 30_000;
+/** The pause before the first resend after `outcome_unknown`, doubling each time, and how many resends. */
+const UNKNOWN_FIRST_MS = 250;
+const UNKNOWN_TRIES = 5;
+
+const disconnected = () => new VigilError("disconnected", {}, "the connection to the Vigil server was lost");
 
 let idCounter = 0;
 const idPrefix = Math.random().toString(36).slice(2, 8);
@@ -122,7 +139,7 @@ export class VigilClient extends EventTarget {
     connectTimer.unref?.();
   }
 
-  /** Disconnect for good; pending requests are rejected. */
+  /** Disconnect for good; pending requests (commands too) are rejected. */
   close() {
     this._wanted = false;
     clearTimeout(this._retryTimer);
@@ -133,8 +150,17 @@ export class VigilClient extends EventTarget {
 
   /**
    * Send a command. Resolves with {result, rev} from the ack; rejects with a
-   * VigilError on an error reply or if the connection drops first (the
-   * command may or may not have been applied then: the state will tell).
+   * VigilError on an error reply.
+   *
+   * If the connection drops before the answer, the command is kept and sent
+   * again with the same id as soon as a new connection is welcomed (the
+   * server handles frames in order, so after the snapshot or replay); on an
+   * `outcome_unknown` reply it is sent again after 250 ms, 500 ms, … (5
+   * times at most). The server applies an id once (it deduplicates by token
+   * and message id and answers a repeat with the first ack), so a resend
+   * never applies the command twice. A command not answered within 30 s of
+   * its first send is rejected with `disconnected` (or the last
+   * `outcome_unknown`): it may or may not have been applied, the state tells.
    * @param {object} body e.g. {type: "mettle.pain", char: "brannoc", amount: 7}
    * @param {{table?: string|null}} [opts] table id; defaults to this connection's table
    */
@@ -142,10 +168,12 @@ export class VigilClient extends EventTarget {
     const msg = { type: "cmd", id: nextId(), body };
     const t = table === undefined ? this.tableId : table;
     if (t) msg.table = t;
-    return this._request(msg);
+    return this._request(msg, true);
   }
 
-  /** A page of history, newest first. Resolves with the history_page message. */
+  /** A page of history, newest first. Resolves with the history_page message;
+   * rejects with `disconnected` if the connection drops first (not resent:
+   * asking again is the caller's choice). */
   history({ before = null, limit = 50 } = {}) {
     return this._request({ type: "history", id: nextId(), table: this.tableId, before, limit });
   }
@@ -157,12 +185,13 @@ export class VigilClient extends EventTarget {
 
   // ---- internals ----------------------------------------------------------
 
-  _request(msg) {
+  /** Send `msg` and wait for the reply with its id; a `command` is resent as `send` says. */
+  _request(msg, command = false) {
     if (this.status !== "connected" || !this._ws) {
       return Promise.reject(new VigilError("not_connected", {}, "not connected to the Vigil server"));
     }
     return new Promise((resolve, reject) => {
-      this._pending.set(msg.id, { resolve, reject });
+      this._pending.set(msg.id, { resolve, reject, msg, command, since: Date.now(), tries: 0, timer: null });
       this._write(msg);
     });
   }
@@ -227,6 +256,9 @@ export class VigilClient extends EventTarget {
     // hello and then fails must not be hammered in a tight loop.
     if (!msg.table) this._attempt = 0;
     this._startPings();
+    // Before "connected" is announced: a command sent by a listener of that
+    // event is on this connection already and must not be sent twice.
+    this._resendKept();
     this._setStatus("connected");
     this._emit("welcome", msg);
   }
@@ -259,7 +291,11 @@ export class VigilClient extends EventTarget {
 
   _onError(msg) {
     const err = new VigilError(msg.code, msg.params, msg.message);
-    if (msg.id && this._pending.has(msg.id)) return this._settle(msg.id, (p) => p.reject(err));
+    const pending = msg.id ? this._pending.get(msg.id) : undefined;
+    if (pending) {
+      if (err.code === "outcome_unknown" && this._retryUnknown(pending)) return undefined;
+      return this._settle(msg.id, (p) => p.reject(err));
+    }
     this.lastError = err;
     if (this.status !== "connected") this._refusal = err; // a refused hello; the close follows
     return undefined;
@@ -269,7 +305,61 @@ export class VigilClient extends EventTarget {
     const p = this._pending.get(id);
     if (!p) return;
     this._pending.delete(id);
+    clearTimeout(p.timer);
     fn(p);
+  }
+
+  /**
+   * After `outcome_unknown`: send the command again after a pause that
+   * doubles each time, while tries and its 30 s remain. False when they do
+   * not (the caller rejects it). A resend due while disconnected is left to
+   * the next welcome.
+   */
+  _retryUnknown(p) {
+    const delay = UNKNOWN_FIRST_MS * 2 ** p.tries;
+    if (!p.command || p.tries >= UNKNOWN_TRIES || Date.now() + delay - p.since > RESEND_WITHIN_MS) return false;
+    p.tries += 1;
+    clearTimeout(p.timer);
+    p.timer = setTimeout(() => {
+      p.timer = null;
+      if (this._pending.get(p.msg.id) === p && this.status === "connected" && this._ws) this._write(p.msg);
+    }, delay);
+    return true;
+  }
+
+  /**
+   * The connection is lost but the client reconnects: commands younger than
+   * 30 s are kept for the next welcome (each rejected when its 30 s run
+   * out meanwhile); history requests and older commands are rejected.
+   */
+  _keepCommands() {
+    const now = Date.now();
+    for (const [id, p] of this._pending) {
+      clearTimeout(p.timer);
+      p.timer = null;
+      const left = p.command ? RESEND_WITHIN_MS - (now - p.since) : 0;
+      if (left > 0) {
+        p.timer = setTimeout(() => this._settle(id, (q) => q.reject(disconnected())), left);
+      } else {
+        this._pending.delete(id);
+        p.reject(disconnected());
+      }
+    }
+  }
+
+  /** Welcomed again: every pending request is a command kept from the lost connection. */
+  _resendKept() {
+    for (const p of this._pending.values()) {
+      clearTimeout(p.timer);
+      p.timer = null;
+      this._write(p.msg);
+    }
+  }
+
+  /** Reconnecting: keep the commands; not (closed, refused): reject everything. */
+  _losePending() {
+    if (this._wanted) this._keepCommands();
+    else this._rejectPending(disconnected());
   }
 
   /** Reconnect to get a replay (keepResume) or a fresh snapshot. */
@@ -287,7 +377,7 @@ export class VigilClient extends EventTarget {
     const ws = this._ws;
     this._ws = null;
     this._stopPings();
-    this._rejectPending(new VigilError("disconnected", {}, "the connection to the Vigil server was lost"));
+    this._losePending();
     if (ws) {
       ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
       try { ws.close(code, reason); } catch { /* already closing */ }
@@ -297,20 +387,23 @@ export class VigilClient extends EventTarget {
   _rejectPending(err) {
     const pending = [...this._pending.values()];
     this._pending.clear();
-    for (const p of pending) p.reject(err);
+    for (const p of pending) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
   }
 
   _onClose(ws, ev) {
     if (ws !== this._ws) return;
     this._ws = null;
     this._stopPings();
-    this._rejectPending(new VigilError("disconnected", {}, "the connection to the Vigil server was lost"));
     const terminal = TERMINAL_CLOSE[ev?.code];
+    if (terminal) this._wanted = false;
+    this._losePending();
     if (terminal) {
       const err = this._refusal ?? new VigilError(terminal, {}, ev.reason || terminal);
       this._refusal = null;
       this.lastError = err;
-      this._wanted = false;
       this._setStatus("refused");
       this._emit("refused", err);
       return;

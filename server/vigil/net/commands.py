@@ -9,23 +9,23 @@ admin ones included: it orders, commits and fans out each of them alike.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
 from typing import Any
 
 import msgspec
 import structlog
 
 from vigil import auth, permissions, tokens
-from vigil.changes import Change, LogEntry
+from vigil.changes import LogEntry
 from vigil.close_codes import CloseCode
 from vigil.export import BadDocument, export, read_export, table_info
 from vigil.history_view import history_page
 from vigil.net import metrics
 from vigil.net.errors import Refused
 from vigil.net.fanout import Reply
-from vigil.net.host import Conn, TableHost
+from vigil.net.host import Peer, TableHost
 from vigil.net.hub import Hub
-from vigil.net.writer import Closing, Edit
+from vigil.net.writer import Acker, Closing, Edit
 from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, encoder
 from vigil.rules.outcome import RuleError
 from vigil.store.base import Store
@@ -49,7 +49,7 @@ from vigil.table_commands import (
 HISTORY_SCAN = 10
 
 
-async def command(hub: Hub, conn: Conn, msg: Cmd) -> bytes:
+async def command(hub: Hub, conn: Peer, msg: Cmd) -> bytes:
     """Run one command; its answer (empty: the ack was sent in order with
     the patches the command caused)."""
     body = msg.body
@@ -66,7 +66,7 @@ async def command(hub: Hub, conn: Conn, msg: Cmd) -> bytes:
         case TableImport():
             result = await _import(hub, body)
         case TableList():
-            result = [table_info(h.table, h.record.archived) for h in hub.hosts.values()]
+            result = await _tables(hub)
         case TableDelete():
             host = host_for(hub, conn, body.table)
             await hub.writer.run(host, _delete(hub, host, conn))
@@ -78,7 +78,30 @@ async def command(hub: Hub, conn: Conn, msg: Cmd) -> bytes:
     return encoder.encode(Ack(id=msg.id, result=result))
 
 
-def host_for(hub: Hub, conn: Conn, table: str | None) -> TableHost:
+async def _tables(hub: Hub) -> list[dict[str, Any]]:
+    """Every table: this node's in full; a cluster's others as the store
+    knows them (their rev and characters are their owners' to know)."""
+    hosts = hub.hosts
+    listed = [table_info(h.table, h.record.archived) for h in hosts.values()]
+    if hub.cluster is not None:
+        records = await asyncio.to_thread(hub.store.tables)
+        listed += [
+            {
+                "id": r.id,
+                "system": r.system,
+                "name": r.name,
+                "archived": r.archived,
+                "epoch": r.epoch,
+                "rev": None,
+                "characters": None,
+            }
+            for r in records
+            if r.id not in hosts
+        ]
+    return listed
+
+
+def host_for(hub: Hub, conn: Peer, table: str | None) -> TableHost:
     """The table a request names (its own, for any token but the operator's)."""
     table_id = table or conn.table
     if conn.role != "operator" and table_id != conn.table:
@@ -89,7 +112,7 @@ def host_for(hub: Hub, conn: Conn, table: str | None) -> TableHost:
     return host
 
 
-async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd, plain: dict[str, Any]) -> bytes:
+async def _table_command(hub: Hub, conn: Peer, host: TableHost, msg: Cmd, plain: dict[str, Any]) -> bytes:
     body = msg.body
     table = host.table
     result: Any = None
@@ -133,30 +156,40 @@ async def _table_command(hub: Hub, conn: Conn, host: TableHost, msg: Cmd, plain:
             if top is None:
                 raise RuleError("nothing_to_undo")
             entry = await hub.log_entry(host, top)
-            edit = Edit(actor=conn.actor, make=lambda t, w, c: t.undo(entry, c))
+            edit = Edit(actor=conn.actor, make=lambda t, w, c: t.undo(entry, c), request=_request(conn, msg))
             await hub.writer.run(host, edit, _acker(conn, msg))
             return b""
         case _:
-            edit = Edit(actor=conn.actor, make=lambda t, w, c: t.prepare(body, w, c, plain))
+            edit = Edit(
+                actor=conn.actor,
+                make=lambda t, w, c: t.prepare(body, w, c, plain),
+                request=_request(conn, msg),
+            )
             await hub.writer.run(host, edit, _acker(conn, msg))
             return b""
     return encoder.encode(Ack(id=msg.id, rev=table.rev, result=result))
 
 
-def _acker(conn: Conn, msg: Cmd) -> Callable[[Change], Reply]:
+def _acker(conn: Peer, msg: Cmd) -> Acker:
     """The ack of ``msg`` once its change is durable: the writer sends it
     with the patches of that change (FanOut.publish)."""
 
-    def ack(change: Change) -> Reply:
-        return conn, encoder.encode(Ack(id=msg.id, rev=change.rev, result=change.result))
+    def ack(rev: int, result: Any) -> Reply:
+        return Reply(conn, msg.id, encoder.encode(Ack(id=msg.id, rev=rev, result=result)))
 
     return ack
+
+
+def _request(conn: Peer, msg: Cmd) -> str:
+    """What names a command across reconnects and nodes: its sender's token
+    and its message id (a client keeps the id when it sends it again)."""
+    return f"{conn.token_id}/{msg.id}"
 
 
 # -- admin edits: durable beyond the log, then kept, then connections ended ------
 
 
-def _delete(hub: Hub, host: TableHost, conn: Conn) -> Edit:
+def _delete(hub: Hub, host: TableHost, conn: Peer) -> Edit:
     table_id = host.record.id
     return Edit(
         actor=conn.actor,
@@ -167,7 +200,7 @@ def _delete(hub: Hub, host: TableHost, conn: Conn) -> Edit:
     )
 
 
-def _revoke(host: TableHost, conn: Conn, token_id: str) -> Edit:
+def _revoke(host: TableHost, conn: Peer, token_id: str) -> Edit:
     table_id = host.record.id
 
     def keep() -> None:
@@ -182,7 +215,7 @@ def _revoke(host: TableHost, conn: Conn, token_id: str) -> Edit:
     )
 
 
-def _rotate(hub: Hub, host: TableHost, conn: Conn) -> tuple[Edit, dict[str, Any]]:
+def _rotate(hub: Hub, host: TableHost, conn: Peer) -> tuple[Edit, dict[str, Any]]:
     """A new signing key: every token of the table dies, the sender stays
     connected and gets a new GM token."""
     table_id = host.record.id
@@ -212,7 +245,7 @@ def _rotate(hub: Hub, host: TableHost, conn: Conn) -> tuple[Edit, dict[str, Any]
     return edit, {"token": tokens.sign(key, gm), "token_id": gm.token_id}
 
 
-def _archive(host: TableHost, conn: Conn, archived: bool) -> Edit:
+def _archive(host: TableHost, conn: Peer, archived: bool) -> Edit:
     table_id = host.record.id
 
     def keep() -> None:
@@ -229,7 +262,7 @@ def _archive(host: TableHost, conn: Conn, archived: bool) -> Edit:
     )
 
 
-def _reset(host: TableHost, conn: Conn) -> Edit:
+def _reset(host: TableHost, conn: Peer) -> Edit:
     """A new epoch: the log emptied, the state kept (the store is given the
     table as the new epoch starts it)."""
     table = host.table
@@ -263,7 +296,7 @@ async def _import(hub: Hub, body: TableImport) -> dict[str, Any]:
     return await _created(hub, host)
 
 
-async def history(hub: Hub, conn: Conn, msg: HistoryQuery) -> bytes:
+async def history(hub: Hub, conn: Peer, msg: HistoryQuery) -> bytes:
     """A page of the table's history as this connection's viewer may read it."""
     host = host_for(hub, conn, msg.table)
     if conn.role == "operator":

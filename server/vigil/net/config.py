@@ -4,6 +4,7 @@ flag or a ``VIGIL_*`` environment variable."""
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,20 @@ class Config:
     # printed), on the loopback interface unless told otherwise.
     metrics_port: int | None = None
     metrics_host: str = "127.0.0.1"
+    # A cluster (README "Many nodes"): a redis:// URL makes this process one
+    # node of several sharing the PostgreSQL store; empty, it is alone.
+    bus: str = ""
+    # This node's name in the cluster (owners, logs, /healthz); empty: the
+    # host's name and the port, the same again after a restart, so that a
+    # node restarted takes back its own tables at once.
+    node_id: str = ""
+    # How long a node's lease on a table lasts without renewal (renewed
+    # every third of it): a dead node's tables are taken over after at most
+    # this long and one sweep more.
+    lease_seconds: float = 10.0
+    # How often an owner tells the other nodes how far each of its tables
+    # is (they catch up what pub/sub dropped).
+    beacon_seconds: float = 1.0
 
     @property
     def db_path(self) -> Path:
@@ -98,11 +113,32 @@ class Config:
                 f"VIGIL_MAX_CONNECTIONS_PER_TABLE ({self.max_connections_per_table}), "
                 "so that places are kept for the GM and players"
             )
+        if self.bus and not self.store:
+            raise ValueError(
+                "VIGIL_BUS needs VIGIL_STORE: the nodes of a cluster share a PostgreSQL store "
+                "(postgresql://…)"
+            )
+        if self.bus and not self.bus.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"VIGIL_BUS must be a redis:// URL, not {self.bus!r}")
+        if self.lease_seconds <= 0 or self.beacon_seconds <= 0:
+            raise ValueError("VIGIL_LEASE_SECONDS and VIGIL_BEACON_SECONDS must be positive")
         if self.metrics_port is not None and self.metrics_port == self.port != 0:
             raise ValueError(
                 f"VIGIL_METRICS_PORT ({self.metrics_port}) must differ from VIGIL_PORT: "
                 "metrics are served on a listener of their own, never on the public port"
             )
+
+    @property
+    def node(self) -> str:
+        """This node's name (:attr:`node_id`, or the host's name and port)."""
+        return self.node_id or f"{socket.gethostname()}:{self.port}"
+
+    @property
+    def forward_seconds(self) -> float:
+        """How long a node waits for the answer to a request it forwarded
+        before telling the client the outcome is unknown: long enough for
+        the owner to commit, short of the client's own patience."""
+        return self.lease_seconds + 5.0
 
     @classmethod
     def from_env(cls, overrides: dict[str, Any] | None = None) -> Config:

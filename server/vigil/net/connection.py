@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -23,8 +23,10 @@ from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
 from vigil.net import commands, metrics
 from vigil.net.errors import Refused, error_message
-from vigil.net.host import Conn
+from vigil.net.fanout import Reply
+from vigil.net.host import Conn, Peer, RemoteConn
 from vigil.net.hub import Hub
+from vigil.net.writer import Moved
 from vigil.plain_errors import refusal
 from vigil.protocol import (
     PROTOCOL_VERSION,
@@ -38,6 +40,7 @@ from vigil.protocol import (
     encoder,
 )
 from vigil.rules.outcome import RuleError
+from vigil.table_commands import TableCreate, TableImport, TableList
 
 log = structlog.get_logger("vigil")
 SERVER = f"vigil/{__version__}"
@@ -83,6 +86,15 @@ async def _answer(conn: Conn, data: bytes) -> None:
         metrics.REPLY_BYTES.inc(len(data))
 
 
+async def _respond(hub: Hub, peer: Peer, data: bytes, msg_id: str) -> None:
+    """The answer to request ``msg_id``: on this node's socket, or over the
+    bus to the node holding the connection."""
+    if isinstance(peer, Conn):
+        await _answer(peer, data)
+    else:
+        hub.fanout.answer(Reply(peer, msg_id, data))
+
+
 def _take_token(hub: Hub, conn: Conn) -> bool:
     """Token bucket: ``rate_per_s`` sustained, ``rate_burst`` at once."""
     now = time.monotonic()
@@ -113,47 +125,86 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
     if msg.protocol != PROTOCOL_VERSION:
         await _refuse_hello(conn, "bad_protocol", {"server": PROTOCOL_VERSION, "client": msg.protocol})
         return False
-    try:
-        claims, record = await hub.authenticate(msg.token)
-    except auth.TokenError as exc:
-        await _refuse_hello(conn, exc.code, {})
+    scope = auth.scope_of(msg.token)
+    if hub.cluster is not None and scope != auth.OPERATOR_SCOPE and scope not in hub.hosts:
+        # Another node's table (or nobody's yet): attached to its owner.
+        refused = await hub.cluster.hello(conn, msg, scope)
+        if refused is None:
+            _bind(conn)
+            return True
+        if refused != "local":
+            close = CloseCode.TRY_AGAIN_LATER if refused == "table_unavailable" else CloseCode.REFUSED
+            await _refuse_hello(conn, refused, {}, close=close)
+            return False
+    resume = None
+    if msg.resume is not None and msg.resume.table == scope:
+        resume = (msg.resume.epoch, msg.resume.rev)
+    refusal = await enter(hub, conn, msg.token, resume)
+    if refusal is not None:
+        close, code, data = refusal
+        await _answer(conn, data)
+        await conn.ws.close(close, code)
         return False
-    conn.role, conn.token_id, conn.label = claims.role, claims.token_id, claims.label
-    conn.expires = claims.expires
-    conn.record = record
+    _bind(conn)
+    return True
+
+
+def _bind(conn: Conn) -> None:
+    structlog.contextvars.bind_contextvars(table=conn.table, token=conn.token_id)
+    log.info("connected", role=conn.role)
+
+
+async def enter(
+    hub: Hub,
+    peer: Peer,
+    token: str,
+    resume: tuple[int, int] | None,
+    attached: Callable[[RemoteConn], None] | None = None,
+) -> tuple[CloseCode, str, bytes] | None:
+    """Let ``peer`` in with ``token``, on the node that owns its table (its
+    own connection, or one another node holds): who it is, what it
+    controls, its welcome, its place among the table's connections and its
+    view brought up to date. None once it is in; else the close code and
+    the code and the error answer it is refused with. ``attached`` hears of a remote
+    connection taken, before its welcome is sent."""
+    try:
+        claims, record = await hub.authenticate(token)
+    except auth.TokenError as exc:
+        return CloseCode.REFUSED, exc.code, error_message(exc.code, {}, None)
+    peer.role, peer.token_id, peer.label = claims.role, claims.token_id, claims.label
+    peer.expires = claims.expires
+    peer.record = record
     if claims.role == "operator":
         welcome = Welcome(protocol=PROTOCOL_VERSION, server=SERVER, role="operator", token_id=claims.token_id)
-        await _answer(conn, encoder.encode(welcome))
-        return True
-    host = hub.hosts[claims.table]
+        hub.fanout.send(peer, encoder.encode(welcome))
+        return None
+    host = hub.hosts.get(claims.table)
+    if host is None:  # moved meanwhile
+        return CloseCode.TRY_AGAIN_LATER, "table_unavailable", error_message("table_unavailable", {}, None)
     if host.record.archived and claims.role != "gm":
-        await _refuse_hello(conn, "archived", {})
-        return False
-    conn.table = claims.table
+        return CloseCode.REFUSED, "archived", error_message("archived", {}, None)
+    peer.table = claims.table
     # A player controls the characters its token was minted for, each in
     # the incarnation it was minted for (never a later one with its id).
-    conn.chars = tokens.owned(record, host.table.incarnations()) if claims.role == "player" else frozenset()
-    conn.audience = conn.viewer.audience
+    peer.chars = tokens.owned(record, host.table.incarnations()) if claims.role == "player" else frozenset()
+    peer.audience = peer.viewer.audience
     welcome = Welcome(
         protocol=PROTOCOL_VERSION,
         server=SERVER,
         role=claims.role,
         table=claims.table,
-        characters=sorted(conn.chars),
+        characters=sorted(peer.chars),
         token_id=claims.token_id,
     )
-    resume = None
-    if msg.resume is not None and msg.resume.table == claims.table:
-        resume = (msg.resume.epoch, msg.resume.rev)
     try:
         # The welcome only once the table has a place for it.
-        hub.subscribe(host, conn, encoder.encode(welcome), resume)
+        hub.admit(host, peer)
+        if attached is not None and isinstance(peer, RemoteConn):
+            attached(peer)
+        hub.subscribe(host, peer, encoder.encode(welcome), resume)
     except Refused as exc:
-        await _refuse_hello(conn, exc.code, exc.params, close=CloseCode.TRY_AGAIN_LATER)
-        return False
-    structlog.contextvars.bind_contextvars(table=conn.table, token=conn.token_id)
-    log.info("connected", role=conn.role)
-    return True
+        return CloseCode.TRY_AGAIN_LATER, exc.code, error_message(exc.code, exc.params, None)
+    return None
 
 
 async def _refuse_hello(
@@ -164,6 +215,8 @@ async def _refuse_hello(
 
 
 async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
+    """One frame of a connection of this node: decoded and checked here;
+    a request for a table another node owns goes there."""
     try:
         msg = client_decoder.decode(frame)
     except msgspec.ValidationError as exc:
@@ -179,18 +232,52 @@ async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
         await _answer(conn, encoder.encode(Pong(id=msg.id)))
     elif isinstance(msg, Hello):
         await _answer(conn, error_message("bad_message", {"reason": "already said hello"}, None))
-    elif isinstance(msg, HistoryQuery):
-        await _guarded(conn, msg.id, commands.history(hub, conn, msg))
-    elif isinstance(msg, Cmd):
-        await _guarded(conn, msg.id, commands.command(hub, conn, msg))
+    elif hub.cluster is not None and hub.cluster.remote(conn):
+        data = frame.encode() if isinstance(frame, str) else frame
+        await hub.cluster.forward(conn, msg.id, data)
+    elif hub.cluster is not None and conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
+        data = frame.encode() if isinstance(frame, str) else frame
+        await hub.cluster.forward(conn, msg.id, data, table)
+    else:
+        await _request(hub, conn, msg)
 
 
-async def _guarded(conn: Conn, msg_id: str, work: Awaitable[bytes]) -> None:
+def _elsewhere(hub: Hub, msg: Cmd | HistoryQuery) -> str | None:
+    """The table an operator's request is about, if this node does not own
+    it (table.create, table.list and table.import concern no one table)."""
+    if isinstance(msg, Cmd) and isinstance(msg.body, TableCreate | TableImport | TableList):
+        return None
+    table = msg.table
+    return table if table is not None and table not in hub.hosts else None
+
+
+async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
+    """A request another node forwarded for one of its connections to a
+    table this node owns: run as this node's own connections' are."""
+    try:
+        msg = client_decoder.decode(frame)
+    except UNREADABLE:
+        return  # the forwarding node decoded it already
+    if isinstance(msg, Cmd | HistoryQuery):
+        await _request(hub, peer, msg)
+
+
+async def _request(hub: Hub, conn: Peer, msg: Cmd | HistoryQuery) -> None:
+    if isinstance(msg, HistoryQuery):
+        await _guarded(hub, conn, msg.id, commands.history(hub, conn, msg))
+    else:
+        await _guarded(hub, conn, msg.id, commands.command(hub, conn, msg))
+
+
+async def _guarded(hub: Hub, conn: Peer, msg_id: str, work: Awaitable[bytes]) -> None:
     """Run one request; every failure becomes an error answer. An empty
     reply means the answer was sent already (a command's ack, queued in
-    order with the patches it caused)."""
+    order with the patches it caused), or that none is due (the table
+    moved: the connection is closed and its client sends it again)."""
     try:
         reply = await work
+    except Moved:
+        return
     except Refused as exc:
         log.info("refused", code=exc.code)
         reply = error_message(exc.code, exc.params, msg_id)
@@ -201,7 +288,7 @@ async def _guarded(conn: Conn, msg_id: str, work: Awaitable[bytes]) -> None:
         log.exception("internal_error", msg=msg_id)
         reply = error_message("internal", {}, msg_id)
     if reply:
-        await _answer(conn, reply)
+        await _respond(hub, conn, reply, msg_id)
 
 
 def _reason(exc: Exception) -> str:

@@ -13,21 +13,49 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
+from typing import NamedTuple, Protocol
 
 import structlog
 from websockets.asyncio.connection import broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
+from vigil.close_codes import CloseCode
 from vigil.net import metrics
 from vigil.net.config import Config
-from vigil.net.host import Conn, Rendered, TableHost
+from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
 from vigil.protocol import Patch, Snapshot, encoder
 from vigil.table import Table
 from vigil.table_views import AudiencePatch
 
-# A reply to one connection: the connection and its encoded message.
-Reply = tuple[Conn, bytes]
+
+class Reply(NamedTuple):
+    """A command's answer to its sender: the message ``id`` answered, and
+    the encoded answer."""
+
+    peer: Peer
+    id: str
+    data: bytes
+
+
+class Relay(Protocol):
+    """How a table's owner reaches the connections other nodes hold for it
+    (:mod:`vigil.net.cluster`); a node alone has none."""
+
+    def send(self, peer: RemoteConn, messages: list[bytes], rev: int | None, epoch: int | None) -> None:
+        """Messages to one remote connection, in order (``rev``/``epoch``:
+        they bring its view to that rev: a snapshot, or a replay)."""
+
+    def answer(self, reply: Reply) -> None:
+        """A request's answer to a remote connection."""
+
+    def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None) -> None:
+        """The patches of the audiences other nodes watch, and the sender's
+        ack if the sender is remote, in one message to those nodes."""
+
+    def close(self, peer: RemoteConn, code: CloseCode, reason: str) -> None:
+        """Have the remote connection's node close it."""
+
 
 log = structlog.get_logger("vigil")
 
@@ -49,6 +77,8 @@ class FanOut:
         self._hosts = hosts  # the hub's tables, to tell who is still subscribed
         # One task per connection past its backlog, until it drains or is dropped.
         self._probes: set[asyncio.Task[None]] = set()
+        # The bus to other nodes' connections (set by the cluster).
+        self.relay: Relay | None = None
 
     def start(self) -> None:
         """Nothing runs until a connection goes past its backlog."""
@@ -59,9 +89,22 @@ class FanOut:
 
     # -- sending --------------------------------------------------------------
 
-    def send(self, conn: Conn, message: bytes) -> None:
-        """Queue one message for one connection, without waiting on it."""
+    def send(self, conn: Peer, message: bytes, rev: int | None = None, epoch: int | None = None) -> None:
+        """Queue one message for one connection, without waiting on it
+        (``rev``, ``epoch``: the view it brings a remote connection to)."""
+        if isinstance(conn, RemoteConn):
+            if self.relay is not None:
+                self.relay.send(conn, [message], rev, epoch)
+            return
+        assert isinstance(conn, Conn)
         self._broadcast([conn], message)
+
+    def answer(self, reply: Reply) -> None:
+        """A request's answer, alone (a repeated command's original ack)."""
+        if isinstance(reply.peer, Conn):
+            self._broadcast([reply.peer], reply.data)
+        elif self.relay is not None:
+            self.relay.answer(reply)
 
     def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None = None) -> None:
         """Each rev's patches to every subscriber of each audience, in rev
@@ -72,10 +115,10 @@ class FanOut:
         on loopback each write also wakes the reader), so the sender still
         reads its ack before the patch its command caused."""
         sender = None
-        if reply is not None:
-            sender, ack = reply
+        if reply is not None and isinstance(reply.peer, Conn):
+            sender = reply.peer
             key = sender.watching.key
-            own = [ack]
+            own = [reply.data]
             if sender in host.subs.get(key, ()):
                 own += [m for _rev, messages in rendered if (m := messages.get(key)) is not None]
             self._write_all(sender, own)
@@ -85,15 +128,17 @@ class FanOut:
                 if group:
                     self._broadcast(group, message, skip=sender)
             host.replay.append(rev, messages)
+        if self.relay is not None and (host.remote or (reply is not None and sender is None)):
+            self.relay.publish(host, rendered, reply)
 
-    def snapshot(self, host: TableHost, conn: Conn) -> None:
+    def snapshot(self, host: TableHost, conn: Peer) -> None:
         """The whole view of ``conn``'s audience at the current rev."""
         table = host.table
         view = table.watch(conn.watching)
         message = Snapshot(table=table.id, epoch=table.epoch, rev=table.rev, state=view)
-        self.send(conn, encoder.encode(message))
+        self.send(conn, encoder.encode(message), table.rev, table.epoch)
 
-    def catch_up(self, host: TableHost, conn: Conn, resume: tuple[int, int] | None) -> bool:
+    def catch_up(self, host: TableHost, conn: Peer, resume: tuple[int, int] | None) -> bool:
         """Bring a new subscriber up to date: the patches it missed from the
         replay buffer when they are all there (True), else a snapshot."""
         table = host.table
@@ -101,6 +146,10 @@ class FanOut:
         if resume is not None and resume[0] == table.epoch and resume[1] <= table.rev:
             missed = host.replay.missed(key, resume[1], table.rev)
             if missed is not None:
+                if isinstance(conn, RemoteConn):
+                    if self.relay is not None:
+                        self.relay.send(conn, missed, table.rev, table.epoch)
+                    return True
                 for message in missed:
                     self.send(conn, message)
                 return True

@@ -71,7 +71,17 @@ def route(hub: Hub, connection: ServerConnection, request: Request) -> Response 
         return None  # the WebSocket endpoint
     if path == "/healthz":
         ok = not hub.closing
-        body = json.dumps({"ok": ok, "tables": len(hub.hosts), "loop": event_loop.current()})
+        health: dict[str, object] = {"ok": ok, "tables": len(hub.hosts), "loop": event_loop.current()}
+        if hub.cluster is not None:
+            cluster = hub.cluster
+            health.update(
+                node=cluster.node,
+                bus=cluster.bus.location,
+                owned=len(hub.hosts),
+                bus_connected=cluster.bus.connected,
+                remote_connections=cluster.count(),
+            )
+        body = json.dumps(health)
         return _status(200 if ok else 503, body, "application/json")
     # The module's manifest and zip are made for this server (foundry_package).
     if path == foundry_package.MANIFEST_PATH:

@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+import structlog
+
 from vigil import auth, tokens
 from vigil.changes import LogEntry
 from vigil.net import timers
@@ -29,17 +31,20 @@ from vigil.net.committer import Committer
 from vigil.net.config import Config
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
-from vigil.net.host import Conn, TableHost
+from vigil.net.host import DEDUP_WINDOW, Conn, Peer, TableHost
 from vigil.net.replay import Replay
 from vigil.net.writer import Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
-from vigil.store.base import Store, TableRecord, TokenRecord, inline
+from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, inline
 from vigil.table import Table
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import Server
 
+    from vigil.net.cluster import Cluster
+
+log = structlog.get_logger("vigil")
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -62,6 +67,17 @@ class Hub:
         self._presence: asyncio.Task[None] | None = None
         # Listeners beside the public one, closed with it (the metrics': app).
         self.listeners: list[Server] = []
+        # A node of a cluster (config.bus): the tables it owns are its hosts.
+        self.cluster: Cluster | None = None
+        if config.bus:
+            from vigil.net.cluster import Cluster
+            from vigil.store.postgres import PostgresStore
+
+            if not isinstance(store, PostgresStore):
+                raise ValueError("a cluster's nodes share a PostgreSQL store")
+            self.cluster = Cluster(self, store)
+            self.fanout.relay = self.cluster
+        self.writer.moved = self._moved
 
     @property
     def closing(self) -> bool:
@@ -74,6 +90,12 @@ class Hub:
         the store on the loop: the server listens only once it is done."""
         self.committer.start()
         self._operator = tokens.operator_token(self.store)
+        if self.cluster is not None:
+            # A node of a cluster loads only what it takes (vigil.net.cluster).
+            self.fanout.start()
+            await self.cluster.start()
+            self._presence = asyncio.create_task(self._mark_presence())
+            return
         for record in self.store.tables():
             host = self._load(record)
             held = timers.held_since(host.table, self.store.presence(record.id))
@@ -117,7 +139,79 @@ class Hub:
         host = TableHost(table=table, record=record, replay=self._replay())
         host.tokens = {t.token_id: t for t in self.store.tokens(record.id)}
         host.since_snapshot = len(loaded.tail)
+        recent = self.store.history(record.id, record.epoch, None, DEDUP_WINDOW)
+        for entry in reversed(recent):
+            if entry.request is not None:
+                host.remember(entry.request, entry.rev, entry.result)
         return host
+
+    async def adopt(self, table_id: str) -> None:
+        """Serve a table this node has just taken (a node of a cluster): load
+        it from the store and arm its timer, so that its due effects apply
+        at their game times. If a GM was marked present lately (connected to
+        the node that had it), its clock runs on; if no GM has come back to
+        any node within two leases, it pauses then. Without a recent mark it
+        pauses where it stood at the last one, as on a start."""
+        record = await asyncio.to_thread(self.store.table, table_id)
+        if record is None or table_id in self.hosts:
+            return
+        host = await asyncio.to_thread(self._load, record)
+        mark = await asyncio.to_thread(self.store.presence, table_id)
+        self.hosts[table_id] = host
+        recent = (
+            mark is not None
+            and time.time() - mark < self.config.presence_mark_seconds + 3 * self.config.lease_seconds
+        )
+        held = None if recent else timers.held_since(host.table, mark)
+        if held is not None:
+            await self.writer.hold(host, min(held, time.time()))
+        else:
+            self._host(host)
+            self._spawn(self._pause_if_no_gm(host, 2 * self.config.lease_seconds))
+
+    async def _pause_if_no_gm(self, host: TableHost, after: float) -> None:
+        await asyncio.sleep(after)
+        if self.hosts.get(host.record.id) is host and host.gm_count() == 0 and timers.holds(host.table):
+            await self.writer.pause_without_gm(host)
+
+    def _moved(self, host: TableHost) -> None:
+        """``host`` was given up (vigil.net.writer.Moved): forgotten here. A
+        node of a cluster stops naming its fence, so its next sweep takes it
+        again (reloaded from the store) unless another node has; a node
+        alone reloads it at once."""
+        host.moved = True
+        table_id = host.record.id
+        if self.hosts.get(table_id) is host:
+            del self.hosts[table_id]
+        if self.cluster is not None:
+            self.cluster.leases.forget(table_id)
+        else:
+            self._spawn(self._reload(host.record))
+
+    async def _reload(self, record: TableRecord) -> None:
+        """Load a table again from the store (its truth after a commit whose
+        outcome was unknown), retrying while the store is unreachable."""
+        delay = 0.5
+        while not self.closing:
+            try:
+                host = await asyncio.to_thread(self._load, record)
+            except Exception:
+                log.exception("reload_failed", table=record.id)
+                await asyncio.sleep(delay)
+                delay = min(2 * delay, 10.0)
+                continue
+            self._host(host)
+            return
+
+    def leave(self, host: TableHost, peer: Peer) -> None:
+        """``peer`` (another node's) is gone: as :meth:`unsubscribe`."""
+        host.leave(peer, time.monotonic())
+        if not self.closing and timers.pauses_after(host, peer):
+            self._spawn(self.writer.pause_without_gm(host))
+
+    def remote_count(self) -> int:
+        """Connections this node holds for other nodes' tables."""
+        return self.cluster.count() if self.cluster is not None else 0
 
     def _replay(self) -> Replay:
         return Replay(self.config.replay_buffer, self.config.replay_buffer_bytes)
@@ -134,11 +228,14 @@ class Hub:
         if self._presence is not None:
             self._presence.cancel()
         for host in list(self.hosts.values()):
-            await self.writer.hold(host, None)
+            if self.cluster is None:  # a cluster's other nodes take it over, clock running
+                await self.writer.hold(host, None)
             async with host.lock:
                 timers.disarm(host)
         self.fanout.stop()
         await self.committer.stop()
+        if self.cluster is not None:
+            await self.cluster.stop()
 
     # -- tables -------------------------------------------------------------
 
@@ -161,7 +258,10 @@ class Hub:
         else:
             table = Table(id=table_id, system=GAMES[system], epoch=1, rev=0, doc=doc, undo_depth=depth)
         record = TableRecord(id=table_id, system=system, name=name, key=auth.new_key(), epoch=1, created=wall)
-        await asyncio.to_thread(self.store.create_table, record, table.doc)
+        try:
+            await asyncio.to_thread(self.store.create_table, record, table.doc)
+        except Conflict:  # made by another node of the cluster
+            raise Refused("table_exists", table=table_id) from None
         host = TableHost(table=table, record=record, replay=self._replay())
         self._host(host)
         return host
@@ -171,6 +271,8 @@ class Hub:
         host.deleted = True
         timers.disarm(host)
         self.hosts.pop(host.record.id, None)
+        if self.cluster is not None:
+            self.cluster.leases.forget(host.record.id)
 
     # -- tokens -------------------------------------------------------------
 
@@ -240,7 +342,7 @@ class Hub:
 
     # -- watching -----------------------------------------------------------
 
-    def admit(self, host: TableHost, conn: Conn) -> None:
+    def admit(self, host: TableHost, conn: Peer) -> None:
         """Refuse ``conn`` if the table has no place for it. Spectators take
         at most ``max_spectators_per_table`` places, and one spectator link
         at most ``max_spectators_per_token``: the other places are kept for
@@ -256,7 +358,7 @@ class Hub:
         if sum(1 for c in spectators if c.token_id == conn.token_id) >= config.max_spectators_per_token:
             raise Refused("link_full")
 
-    def subscribe(self, host: TableHost, conn: Conn, welcome: bytes, resume: tuple[int, int] | None) -> None:
+    def subscribe(self, host: TableHost, conn: Peer, welcome: bytes, resume: tuple[int, int] | None) -> None:
         """Admit ``conn`` (or refuse it, before it is welcomed), welcome it,
         add it to its audience and bring it up to date: the missed patches
         from the replay buffer when they are all there, else a snapshot (and
@@ -271,6 +373,9 @@ class Hub:
             self._spawn(self.writer.resume_with_gm(host))
 
     def unsubscribe(self, conn: Conn) -> None:
+        if self.cluster is not None and self.cluster.remote(conn):
+            self.cluster.leave(conn)
+            return
         host = self.hosts.get(conn.table or "")
         if host is None or conn.audience is None:
             return

@@ -91,7 +91,24 @@ TIMER_LAG: Final = Histogram(
     buckets=LAG_BUCKETS,
     registry=None,
 )
+MOVED: Final = Counter(
+    "vigil_tables_moved",
+    "Tables given up because another node took them over (table_moved) or a commit's outcome "
+    "could not be known (outcome_unknown)",
+    ["reason"],
+    registry=None,
+)
+FORWARDED: Final = Counter(
+    "vigil_forwarded",
+    "Requests sent to the node owning their table, by outcome: answered, unknown (no answer in "
+    "time: the client sends it again with the same id), or unowned (nobody owned the table: the "
+    "connection is closed to resume elsewhere)",
+    ["outcome"],
+    registry=None,
+)
 INSTRUMENTS: Final = (
+    MOVED,
+    FORWARDED,
     CONNECTIONS,
     COMMANDS,
     REFUSALS,
@@ -161,6 +178,16 @@ class HubGauges:
 
     def collect(self) -> Iterator[Metric]:
         yield GaugeMetricFamily("vigil_tables_loaded", "Tables loaded in memory", value=len(self.hub.hosts))
+        yield GaugeMetricFamily(
+            "vigil_tables_owned",
+            "Tables this node owns (a cluster's node: those it holds the lease of; alone: every one loaded)",
+            value=len(self.hub.hosts),
+        )
+        yield GaugeMetricFamily(
+            "vigil_remote_connections",
+            "Connections this node holds for tables other nodes own",
+            value=self.hub.remote_count(),
+        )
 
 
 def registry(hub: Hub) -> CollectorRegistry:

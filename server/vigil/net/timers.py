@@ -22,7 +22,7 @@ from typing import Any
 
 from vigil.changes import Change
 from vigil.net import metrics
-from vigil.net.host import Conn, TableHost
+from vigil.net.host import Peer, TableHost
 from vigil.rules.game import Ctx
 from vigil.rules.outcome import RuleError
 from vigil.table import Table
@@ -65,7 +65,7 @@ def halt(exc: RuleError) -> Callable[[Table, float, Ctx], Change]:
 # -- presence -------------------------------------------------------------------
 
 
-def pauses_after(host: TableHost, leaving: Conn) -> bool:
+def pauses_after(host: TableHost, leaving: Peer) -> bool:
     """Whether ``leaving`` was the last GM of a table whose running clock
     must then pause."""
     return leaving.role == "gm" and host.gm_count() == 0 and holds(host.table)
@@ -77,7 +77,7 @@ def holds(table: Table) -> bool:
     return bool(table.settings.get("pause_without_gm", True)) and table.anchor.mode == "running"
 
 
-def resumes_for(host: TableHost, joining: Conn) -> bool:
+def resumes_for(host: TableHost, joining: Peer) -> bool:
     """Whether ``joining`` is a GM coming back to a clock paused for want
     of one (before a restart, too: the anchor keeps why it is paused)."""
     return joining.role == "gm" and host.table.anchor.awaiting_gm

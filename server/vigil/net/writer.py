@@ -36,21 +36,32 @@ import structlog
 
 from vigil.changes import Change, LogEntry
 from vigil.close_codes import CloseCode
-from vigil.net import timers
+from vigil.net import metrics, timers
 from vigil.net.committer import Committer
 from vigil.net.config import Config
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut, Reply, encode
-from vigil.net.host import Conn, Rendered, TableHost
+from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
 from vigil.rules.dice import DiceSource
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.outcome import RuleError
-from vigil.store.base import Store
+from vigil.store.base import Conflict, Fenced, Store
 from vigil.table import Table
 
 log = structlog.get_logger("vigil")
 
 Make = Callable[[Table, float, Ctx], Change]
+# The sender's ack of a command applied at a rev with a result.
+Acker = Callable[[int, Any], Reply]
+
+
+class Moved(Exception):
+    """The table is no longer this node's (another took it over, so this
+    node's commit was fenced off), or its truth is in doubt (a commit whose
+    outcome is unknown): nothing was applied here, the table's connections
+    are closed so that they reconnect and resume where it is served now,
+    and the sender's client sends its command again with the same id. No
+    answer is sent: it is neither refused nor done."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +71,7 @@ class Closing:
 
     code: CloseCode
     reason: str
-    which: Callable[[Conn], bool]
+    which: Callable[[Peer], bool]
 
 
 @dataclass
@@ -79,6 +90,9 @@ class Edit:
     # What to keep in memory beside the table once all of it is durable.
     keep: Callable[[], None] | None = None
     close: Closing | None = None
+    # The request this edit answers (token id and message id): a command
+    # sent again with the same id is answered with its first ack.
+    request: str | None = None
 
 
 # How long an ended connection's closing handshake may take before its
@@ -107,6 +121,9 @@ class Writer:
         self.dice = dice
         self.closing = False
         self._ending: set[asyncio.Task[None]] = set()
+        # What becomes of a table that moved (set by the hub: close its
+        # connections, forget or reload it).
+        self.moved: Callable[[TableHost], None] = lambda host: None
         # Read once: the logging is configured before the server starts.
         self._debug = log.is_enabled_for(logging.DEBUG)
 
@@ -118,7 +135,7 @@ class Writer:
     def ctx(self, actor: Actor) -> Ctx:
         return Ctx(dice=self.dice, actor=actor, max_effects=self.config.max_effects_per_advance)
 
-    async def run(self, host: TableHost, edit: Edit, ack: Callable[[Change], Reply] | None = None) -> None:
+    async def run(self, host: TableHost, edit: Edit, ack: Acker | None = None) -> None:
         """Apply ``edit`` under the table's lock (see the module's stages);
         ``ack`` gets the edit's own change once it is durable."""
         if self.closing:
@@ -127,14 +144,26 @@ class Writer:
             ending = await self._apply(host, edit, ack)
         if edit.close is not None:
             for conn in ending:
-                host.leave(conn, time.monotonic())  # no more patches for it
-                self._spawn(end(conn, edit.close.code, edit.close.reason))
+                self.close(host, conn, edit.close.code, edit.close.reason)
+
+    def close(self, host: TableHost, conn: Peer, code: CloseCode, reason: str) -> None:
+        """``conn`` leaves ``host`` at once (no more patches for it) and is
+        closed on its own, by its node."""
+        host.leave(conn, time.monotonic())
+        if isinstance(conn, Conn):
+            self._spawn(end(conn, code, reason))
+        elif self.fanout.relay is not None:
+            assert isinstance(conn, RemoteConn)
+            self.fanout.relay.close(conn, code, reason)
 
     async def tick(self, host: TableHost) -> None:
-        """A timer fired: apply every effect due by now, with nobody asking."""
+        """A timer fired: apply every effect due by now, with nobody asking
+        (a table that moved meanwhile is its new owner's to wake)."""
         async with host.lock:
             try:
                 await self._apply(host, Edit(), None)
+            except Moved:
+                return
             except RuleError as exc:
                 # Catching up would exceed the work bound: stop the clock
                 # where it is instead of retrying forever; the GM decides.
@@ -143,12 +172,12 @@ class Writer:
 
     async def pause_without_gm(self, host: TableHost) -> None:
         """The last GM left: pause a running clock (the anchor keeps why)."""
-        with contextlib.suppress(RuleError, Refused):
+        with contextlib.suppress(RuleError, Refused, Moved):
             await self.run(host, Edit(make=timers.auto_pause))
 
     async def resume_with_gm(self, host: TableHost) -> None:
         """A GM is back: run the clock that was paused for want of one."""
-        with contextlib.suppress(RuleError, Refused):
+        with contextlib.suppress(RuleError, Refused, Moved):
             await self.run(host, Edit(make=timers.auto_resume))
 
     async def hold(self, host: TableHost, at: float | None) -> None:
@@ -168,11 +197,16 @@ class Writer:
                 log.error("advance_refused", table=host.table.id, code=exc.code)
                 await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
-    async def _apply(self, host: TableHost, edit: Edit, ack: Callable[[Change], Reply] | None) -> list[Conn]:
+    async def _apply(self, host: TableHost, edit: Edit, ack: Acker | None) -> list[Peer]:
         """The stages of one edit; the caller holds the table's lock. Returns
         the connections the edit ends (the caller closes them)."""
         if host.deleted:
             raise Refused("unknown_table", table=host.table.id)
+        if host.moved:
+            raise Moved()
+        if edit.request is not None and ack is not None and (done := host.done.get(edit.request)):
+            self.fanout.answer(ack(*done))  # sent again: its first ack, nothing applied
+            return []
         host.forget_idle(time.monotonic())
         table = host.table
         mark = table.mark()
@@ -190,11 +224,8 @@ class Writer:
                 kept.append(change)
             if edit.new_epoch:
                 table.new_epoch()
-            entries = self._entries(table, kept)
-            if entries:
-                await self.committer.commit(entries)
-            if edit.write is not None:
-                await asyncio.to_thread(edit.write, self.store)
+            entries = self._entries(table, kept, edit.request)
+            await self._durable(host, entries, edit)
         except BaseException:
             table.restore(mark)
             raise
@@ -206,7 +237,9 @@ class Writer:
             for conn in list(host.conns()):
                 self.fanout.snapshot(host, conn)
         ending = [c for c in host.conns() if edit.close.which(c)] if edit.close is not None else []
-        reply = ack(kept[-1]) if ack is not None and edit.make is not None else None
+        reply = ack(kept[-1].rev, kept[-1].result) if ack is not None and edit.make is not None else None
+        if edit.request is not None and edit.make is not None:
+            host.remember(edit.request, kept[-1].rev, kept[-1].result)
         self._log(entries)
         self.fanout.publish(host, rendered, reply)
         if table.doc["meta"] is not mark.doc["meta"]:
@@ -214,7 +247,11 @@ class Writer:
             # their tokens control now (after this rev's patches, so that
             # the snapshot of a new view comes after them).
             for conn in host.rebind(time.monotonic()):
-                self.fanout.snapshot(host, conn)
+                if isinstance(conn, RemoteConn):
+                    # Its node learns its new characters on a new hello.
+                    self.close(host, conn, CloseCode.TRY_AGAIN_LATER, "characters changed")
+                else:
+                    self.fanout.snapshot(host, conn)
         if entries:
             self.committer.committed(host, len(entries))
         if host.deleted or self.closing:
@@ -223,9 +260,46 @@ class Writer:
             timers.arm(host, self.tick)
         return ending
 
-    def _entries(self, table: Table, changes: list[Change]) -> list[LogEntry]:
+    async def _durable(self, host: TableHost, entries: list[LogEntry], edit: Edit) -> None:
+        """Stage 3: the log entries, then the write beyond the log. A store
+        that refuses (Conflict) did nothing; one that fenced this node off
+        means the table is another's now; any other failure of the store
+        leaves the outcome unknown (it may have been committed): either
+        way the table is given up (:class:`Moved`)."""
+        try:
+            if entries:
+                await self.committer.commit(entries)
+            if edit.write is not None:
+                await asyncio.to_thread(edit.write, self.store)
+        except Fenced as exc:
+            self.give_up(host, "table_moved")
+            raise Moved() from exc
+        except (Conflict, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            log.error("outcome_unknown", table=host.table.id, error=str(exc))
+            self.give_up(host, "outcome_unknown")
+            raise Moved() from exc
+
+    def _entries(self, table: Table, changes: list[Change], request: str | None) -> list[LogEntry]:
+        """The log entries of ``changes``; the last (the edit's own) names
+        the request it answers, with its result, for a table loaded again
+        (another node's, after a failover) to answer it again."""
         wall = time.time()
-        return [c.entry(table.id, table.epoch, wall) for c in changes]
+        entries = [c.entry(table.id, table.epoch, wall) for c in changes]
+        if request is not None and entries:
+            entries[-1].request = request
+            entries[-1].result = changes[-1].result
+        return entries
+
+    def give_up(self, host: TableHost, reason: str) -> None:
+        """Close every connection of ``host`` (they reconnect and resume
+        where the table is served now) and hand it to :attr:`moved`."""
+        metrics.MOVED.labels(reason).inc()
+        for conn in list(host.conns()):
+            self.close(host, conn, CloseCode.TRY_AGAIN_LATER, "table moved")
+        timers.disarm(host)
+        self.moved(host)
 
     def _log(self, entries: list[LogEntry]) -> None:
         """A line per applied change at debug level only: the table's

@@ -25,6 +25,16 @@ class Conflict(Exception):
     a log entry's rev): nothing of the write was made."""
 
 
+class Fenced(Conflict):
+    """This node no longer owns ``tables`` (another took them over: its
+    lease ran out, or it was paused past it): nothing of theirs was written,
+    and nothing of theirs ever will be by this node again."""
+
+    def __init__(self, tables: set[str]) -> None:
+        super().__init__(f"no longer the owner of {', '.join(sorted(tables))}")
+        self.tables = tables
+
+
 class OpenError(Exception):
     """The store cannot be opened; the message says why, for the operator."""
 
@@ -114,6 +124,10 @@ class Store(Protocol):
     def create_table(self, record: TableRecord, doc: dict[str, Any]) -> None:
         """The table and its first snapshot (rev 0 of its epoch), or
         :class:`Conflict` if its id is taken."""
+        ...
+
+    def table(self, table: str) -> TableRecord | None:
+        """One table's record (None: no such table)."""
         ...
 
     def tables(self, include_archived: bool = True) -> list[TableRecord]: ...

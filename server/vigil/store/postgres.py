@@ -39,13 +39,15 @@ import psycopg.conninfo
 from psycopg import errors
 from psycopg_pool import ConnectionPool
 
-from vigil.auth import new_key
+from vigil.auth import OPERATOR_SCOPE, new_key
 from vigil.changes import LogEntry
 from vigil.jsonpatch import apply as apply_patch
+from vigil.store import leases
 from vigil.store.base import (
     TOKEN_COLUMNS,
     Conflict,
     Durability,
+    Fenced,
     Loaded,
     OpenError,
     SchemaError,
@@ -80,6 +82,17 @@ MIGRATIONS: tuple[str, ...] = (
       PRIMARY KEY (table_id, token_id));
     CREATE TABLE presence (table_id text PRIMARY KEY, wall double precision NOT NULL);
     """,
+    # 2: ownership of tables by nodes (vigil.store.leases): a lease per
+    # table, with the fencing number every commit of its owner names; and
+    # the nodes' heartbeats. A deleted table's owner row stays, so that its
+    # fence never goes back should the id be used again.
+    """
+    CREATE TABLE owners (
+      table_id text PRIMARY KEY, node text NOT NULL, fence bigint NOT NULL,
+      expires timestamptz NOT NULL);
+    CREATE INDEX owners_node ON owners (node);
+    CREATE TABLE nodes (node text PRIMARY KEY, seen timestamptz NOT NULL, started double precision NOT NULL);
+    """,
 )
 
 SYNCHRONOUS_COMMIT: dict[Durability, str] = {"normal": "off", "full": "on"}
@@ -105,6 +118,20 @@ _TABLE_COLUMNS = "id, system, name, key, epoch, created, archived"
 _INSERT_LOG = (
     "INSERT INTO log (table_id, epoch, rev, v, entry) "
     "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[], %s::integer[], %s::text[])"
+)
+# The same, of the entries whose table this node still owns under the fence
+# it names: the owners' rows are locked (FOR SHARE) for the statement, so a
+# takeover's fence increment waits for it, and a commit that waited for a
+# takeover sees the new fence (READ COMMITTED re-reads a locked row's latest
+# version) and inserts nothing of that table.
+_INSERT_LOG_FENCED = (
+    "WITH ok AS (SELECT o.table_id FROM owners o "
+    "JOIN unnest(%s::text[], %s::bigint[]) AS f(table_id, fence) "
+    "ON o.table_id = f.table_id AND o.fence = f.fence FOR SHARE OF o) "
+    "INSERT INTO log (table_id, epoch, rev, v, entry) "
+    "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[], %s::integer[], %s::text[]) "
+    "AS k(table_id, epoch, rev, v, entry) WHERE k.table_id IN (SELECT table_id FROM ok) "
+    "RETURNING table_id"
 )
 
 
@@ -152,6 +179,14 @@ class PostgresStore:
     ) -> None:
         self.location = location(url)
         self._closed = False
+        # Fencing (vigil.store.leases turns it on for a node of a cluster):
+        # every write of a table names the fencing number of this node's
+        # lease on it, and is refused (Fenced) once another node has taken
+        # the table, however late it arrives. ``node`` owns what it makes.
+        self.fencing = False
+        self.fences: dict[str, int] = {}
+        self.node = ""
+        self.lease_seconds = 0.0
         # Migrations on a connection of their own, before the pool: a wrong
         # URL or password is reported at once, in PostgreSQL's words.
         try:
@@ -196,6 +231,27 @@ class PostgresStore:
             time.sleep(delay)
             delay = min(2 * delay, 1.0)
 
+    def _owned(self, conn: psycopg.Connection[Any], table: str) -> None:
+        """Inside a transaction writing ``table``: refuse it (:class:`Fenced`)
+        unless this node still holds the table's lease under its fence; the
+        owner's row stays locked until the transaction ends, so that no
+        takeover comes between this check and the write."""
+        if not self.fencing or table == OPERATOR_SCOPE:  # the operator's tokens are no table's
+            return
+        row = conn.execute("SELECT fence FROM owners WHERE table_id = %s FOR SHARE", (table,)).fetchone()
+        if row is None or int(row[0]) != self.fences.get(table):
+            raise Fenced({table})
+
+    def _write(self, table: str, sql: str, params: Sequence[Any]) -> int:
+        """One statement writing ``table``, fenced; the rows it touched."""
+
+        def work(conn: psycopg.Connection[Any]) -> int:
+            with conn.transaction():
+                self._owned(conn, table)
+                return conn.execute(sql, params).rowcount
+
+        return self._run(work)
+
     # -- server -------------------------------------------------------------
 
     def server_secret(self) -> str:
@@ -234,12 +290,24 @@ class PostgresStore:
                         "INSERT INTO snapshots VALUES (%s, %s, 0, %s)",
                         (record.id, record.epoch, _enc.encode(doc).decode()),
                     )
+                    if self.fencing:  # the node that makes a table owns it
+                        self.fences[record.id] = leases.take_new(
+                            conn, record.id, self.node, self.lease_seconds
+                        )
             except errors.UniqueViolation as exc:
                 row = conn.execute("SELECT key FROM tables WHERE id = %s", (record.id,)).fetchone()
                 if row is None or row[0] != record.key:  # not this very table, made before
                     raise Conflict(f"table {record.id!r} exists") from exc
 
         self._run(work)
+
+    def table(self, table: str) -> TableRecord | None:
+        row = self._run(
+            lambda conn: conn.execute(
+                f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = %s", (table,)
+            ).fetchone()
+        )
+        return None if row is None else _record(row)
 
     def tables(self, include_archived: bool = True) -> list[TableRecord]:
         where = "" if include_archived else " WHERE NOT archived"
@@ -292,24 +360,42 @@ class PostgresStore:
             ):
                 column.append(value)
 
+        def stored(conn: psycopg.Connection[Any]) -> list[Any]:
+            rows = conn.execute(
+                "SELECT l.entry FROM unnest(%s::text[], %s::bigint[], %s::bigint[]) "
+                "WITH ORDINALITY AS k(table_id, epoch, rev, n) "
+                "LEFT JOIN log l USING (table_id, epoch, rev) ORDER BY k.n",
+                columns[:3],
+            ).fetchall()
+            return [r[0] for r in rows]
+
         def work(conn: psycopg.Connection[Any]) -> None:
             try:
-                conn.execute(_INSERT_LOG, columns)
+                if not self.fencing:
+                    conn.execute(_INSERT_LOG, columns)
+                    return
+                owned = sorted(set(columns[0]))
+                fences = [self.fences.get(t, 0) for t in owned]
+                done = {r[0] for r in conn.execute(_INSERT_LOG_FENCED, (owned, fences, *columns)).fetchall()}
             except errors.UniqueViolation as exc:
-                stored = conn.execute(
-                    "SELECT l.entry FROM unnest(%s::text[], %s::bigint[], %s::bigint[]) "
-                    "WITH ORDINALITY AS k(table_id, epoch, rev, n) "
-                    "LEFT JOIN log l USING (table_id, epoch, rev) ORDER BY k.n",
-                    columns[:3],
-                ).fetchall()
-                if [r[0] for r in stored] != columns[4]:
+                if stored(conn) != columns[4]:
                     raise Conflict(str(exc)) from exc
+                return
+            refused = set(owned) - done
+            if refused:
+                # Entries already there as they are were committed by an
+                # earlier try whose answer was lost (before the lease went).
+                have = stored(conn)
+                refused = {t for t, e, h in zip(columns[0], columns[4], have, strict=True) if e != h}
+                if refused:
+                    raise Fenced(refused)
 
         self._run(work)
 
     def snapshot(self, table: str, epoch: int, rev: int, doc: dict[str, Any]) -> None:
         def work(conn: psycopg.Connection[Any]) -> None:
             with conn.transaction():
+                self._owned(conn, table)
                 conn.execute(
                     "INSERT INTO snapshots VALUES (%s, %s, %s, %s) "
                     "ON CONFLICT (table_id, epoch, rev) DO UPDATE SET doc = excluded.doc",
@@ -346,6 +432,7 @@ class PostgresStore:
 
         def work(conn: psycopg.Connection[Any]) -> None:
             with conn.transaction():
+                self._owned(conn, table)
                 conn.execute("UPDATE tables SET epoch = %s WHERE id = %s", (epoch, table))
                 conn.execute("DELETE FROM log WHERE table_id = %s", (table,))
                 conn.execute("DELETE FROM snapshots WHERE table_id = %s", (table,))
@@ -356,16 +443,15 @@ class PostgresStore:
         self._run(work)
 
     def set_archived(self, table: str, archived: bool) -> None:
-        self._run(
-            lambda conn: conn.execute("UPDATE tables SET archived = %s WHERE id = %s", (archived, table))
-        )
+        self._write(table, "UPDATE tables SET archived = %s WHERE id = %s", (archived, table))
 
     def set_key(self, table: str, key: str) -> None:
-        self._run(lambda conn: conn.execute("UPDATE tables SET key = %s WHERE id = %s", (key, table)))
+        self._write(table, "UPDATE tables SET key = %s WHERE id = %s", (key, table))
 
     def delete(self, table: str) -> None:
         def work(conn: psycopg.Connection[Any]) -> None:
             with conn.transaction():
+                self._owned(conn, table)
                 for name in ("log", "snapshots", "tokens", "presence"):
                     conn.execute(f"DELETE FROM {name} WHERE table_id = %s", (table,))
                 conn.execute("DELETE FROM tables WHERE id = %s", (table,))
@@ -395,12 +481,11 @@ class PostgresStore:
         values = token_row(token)
         # Token ids are random: one already there is this one, added by a
         # call whose answer was lost.
-        self._run(
-            lambda conn: conn.execute(
-                f"INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (table_id, token_id) DO NOTHING",
-                values,
-            )
+        self._write(
+            token.table,
+            f"INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (table_id, token_id) DO NOTHING",
+            values,
         )
 
     def tokens(self, table: str) -> list[TokenRecord]:
@@ -413,13 +498,8 @@ class PostgresStore:
         return [token_from_row(r) for r in rows]
 
     def revoke(self, table: str, token_id: str) -> bool:
-        count = self._run(
-            lambda conn: (
-                conn.execute(
-                    "UPDATE tokens SET revoked = true WHERE table_id = %s AND token_id = %s",
-                    (table, token_id),
-                ).rowcount
-            )
+        count = self._write(
+            table, "UPDATE tokens SET revoked = true WHERE table_id = %s AND token_id = %s", (table, token_id)
         )
         return count > 0
 

@@ -165,6 +165,13 @@ class SqliteStore:
                 (record.id, record.epoch, _enc.encode(doc)),
             )
 
+    def table(self, table: str) -> TableRecord | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, system, name, key, epoch, created, archived FROM tables WHERE id=?", (table,)
+            ).fetchone()
+        return None if row is None else _record(row)
+
     def tables(self, include_archived: bool = True) -> list[TableRecord]:
         with self._lock:
             rows = self._db.execute(

@@ -184,8 +184,9 @@ async function refreshTables() {
       { dataset: { table: row.id } },
       h("td", {}, h("strong", {}, row.name), h("div", { class: "muted" }, row.id), linkCell),
       h("td", {}, t(`VIGIL.Game.${row.system}`)),
-      h("td", { class: "num" }, String(row.characters)),
-      h("td", { class: "num" }, String(row.rev)),
+      // Another node's table: its owner alone knows these (a cluster).
+      h("td", { class: "num" }, String(row.characters ?? "—")),
+      h("td", { class: "num" }, String(row.rev ?? "—")),
       h("td", {}, row.archived ? "archived" : "active"),
       h(
         "td",

@@ -1,0 +1,185 @@
+"""The Redis bus between the nodes of a cluster: ordered publishing and
+one subscriber connection, and nothing else (what travels on it is
+:mod:`vigil.net.cluster_wire`, what it means :mod:`vigil.net.cluster`).
+
+Two properties of Redis pub/sub carry the design. Messages one client
+publishes reach each subscriber in the order published, across channels,
+when both sides keep one connection: so a node publishes from one task,
+batch after batch, and reads on one connection; a command's ack, the
+patches it caused and a beacon after them arrive in that order. And
+pub/sub is at most once: a message published while a subscriber is
+disconnected is lost. Nothing here hides that: the subscriber is told when
+its connection was lost (``on_lost``), and the owners' beacons tell every
+node how far each table is, so a node that missed a patch notices and its
+clients catch up (vigil.net.cluster).
+
+``PUBLISH`` answers how many subscribers got the message: zero to a node's
+inbox means that node is gone (not subscribed), so a request sent there was
+certainly not handled; :meth:`Bus.request` returns that count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from urllib.parse import urlsplit, urlunsplit
+
+import structlog
+from redis import exceptions as redis_errors
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+
+log = structlog.get_logger("vigil")
+
+# What a lost or refused Redis connection raises.
+BUS_ERRORS = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError)
+# How long a subscription waits for Redis to confirm it.
+SUBSCRIBE_SECONDS = 5.0
+# The most messages one pipelined batch publishes.
+BATCH = 512
+
+Handler = Callable[[bytes, bytes], None]
+
+
+def inbox(node: str) -> str:
+    """The channel a node reads the requests and answers sent to it on."""
+    return f"vigil:n:{node}"
+
+
+def table_channel(table: str) -> str:
+    """The channel a table's owner publishes its patches and beacons on."""
+    return f"vigil:t:{table}"
+
+
+def location(url: str) -> str:
+    """``url`` without its password, for the banner, logs and /healthz."""
+    parts = urlsplit(url)
+    host = parts.hostname or "localhost"
+    port = f":{parts.port}" if parts.port else ""
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, "", ""))
+
+
+class Bus:
+    def __init__(self, url: str, node: str, on_message: Handler, on_lost: Callable[[], None]) -> None:
+        self.location = location(url)
+        self.node = node
+        self._on_message = on_message
+        self._on_lost = on_lost
+        self._redis: Redis = Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+        self._pubsub: PubSub = self._redis.pubsub()
+        self._out: list[tuple[str, bytes, asyncio.Future[int] | None]] = []
+        self._wake = asyncio.Event()
+        self._confirmed: dict[str, asyncio.Future[None]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self.connected = False
+
+    async def start(self) -> None:
+        """Connect and subscribe to this node's inbox (raises if Redis
+        cannot be reached: a node of a cluster does not start without it)."""
+        await self._redis.ping()
+        self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._publish())]
+        await self.subscribe(inbox(self.node))
+        self.connected = True
+
+    async def stop(self) -> None:
+        for _ in range(100):  # what is queued goes out first (bounded)
+            if not self._out:
+                break
+            await asyncio.sleep(0.01)
+        for task in self._tasks:
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        with contextlib.suppress(Exception):
+            await self._redis.aclose()
+
+    # -- subscribing ----------------------------------------------------------
+
+    async def subscribe(self, channel: str) -> None:
+        """Subscribe, and return once Redis confirmed it: from then on every
+        message published on ``channel`` reaches this node."""
+        waiter = self._confirmed.get(channel)
+        if waiter is None:
+            waiter = self._confirmed[channel] = asyncio.get_running_loop().create_future()
+            await self._pubsub.subscribe(channel)
+        await asyncio.wait_for(asyncio.shield(waiter), SUBSCRIBE_SECONDS)
+
+    async def unsubscribe(self, channel: str) -> None:
+        self._confirmed.pop(channel, None)
+        with contextlib.suppress(*BUS_ERRORS):
+            await self._pubsub.unsubscribe(channel)
+
+    async def _read(self) -> None:
+        """The one subscriber connection: every message to the handler, in
+        order. A lost connection is reconnected (redis-py subscribes again
+        to every channel on reconnecting) and reported: what was published
+        meanwhile is lost."""
+        while True:
+            try:
+                if not self._pubsub.subscribed:
+                    await asyncio.sleep(0.05)
+                    continue
+                message = await self._pubsub.get_message(timeout=1.0)
+            except BUS_ERRORS as exc:
+                if self.connected:
+                    log.warning("bus_lost", bus=self.location, error=str(exc))
+                    self.connected = False
+                    self._on_lost()
+                await asyncio.sleep(0.5)
+                continue
+            if not self.connected:
+                log.info("bus_back", bus=self.location)
+                self.connected = True
+                self._on_lost()  # again: what came during the gap is unknown
+            if message is None:
+                continue
+            kind = message["type"]
+            if kind == "message":
+                try:
+                    self._on_message(message["channel"], message["data"])
+                except Exception:  # one bad message never stops the bus
+                    log.exception("bus_message_failed")
+            elif kind == "subscribe":
+                waiter = self._confirmed.get(message["channel"].decode())
+                if waiter is not None and not waiter.done():
+                    waiter.set_result(None)
+
+    # -- publishing -----------------------------------------------------------
+
+    def publish(self, channel: str, data: bytes) -> None:
+        """Queue ``data`` for ``channel`` (in order with everything this
+        node publishes); lost if Redis is unreachable."""
+        self._out.append((channel, data, None))
+        self._wake.set()
+
+    async def request(self, channel: str, data: bytes) -> int:
+        """Publish in order with the rest and wait for it: how many
+        subscribers got it (0: nobody listens there). Raises a bus error if
+        Redis could not be reached (it may or may not have been sent)."""
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._out.append((channel, data, future))
+        self._wake.set()
+        return await future
+
+    async def _publish(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._out:
+                batch, self._out = self._out[:BATCH], self._out[BATCH:]
+                try:
+                    async with self._redis.pipeline(transaction=False) as pipe:
+                        for channel, data, _ in batch:
+                            pipe.publish(channel, data)
+                        counts = await pipe.execute()
+                except BUS_ERRORS as exc:
+                    log.warning("bus_publish_failed", bus=self.location, error=str(exc), lost=len(batch))
+                    for _, _, future in batch:
+                        if future is not None and not future.done():
+                            future.set_exception(exc)
+                    continue
+                for (_, _, future), count in zip(batch, counts, strict=True):
+                    if future is not None and not future.done():
+                        future.set_result(int(count))

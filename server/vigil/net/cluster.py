@@ -1,0 +1,521 @@
+"""One node of a cluster: the tables it owns, and the connections it holds
+for tables other nodes own.
+
+**Ownership** (:class:`~vigil.store.leases.Leases`): a node owns the tables
+it holds a lease on in PostgreSQL, renews them every third of a lease, and
+takes orphans (a dead node's, or never owned) up to its fair share; an
+owner loads its tables from the store, runs their timers and is their
+single writer. A node that loses a lease (it was paused or cut off past it)
+learns so at its next renewal, and its fence stops every write it might
+still try before that (vigil.store.postgres).
+
+**Serving other nodes' tables**: any node takes any connection. A hello
+for a table owned elsewhere is checked here (the token's signature, with
+the table's key from the store) and *attached* to the owner over the bus
+(vigil.net.bus): the owner checks it again (revocation, archiving, places:
+its to know, and global), welcomes it and keeps it among the table's
+connections as a :class:`~vigil.net.host.RemoteConn`, sending it its view's
+snapshot or replay. Every edit's patches of the audiences other nodes
+watch go out once per edit in a :class:`~vigil.net.cluster_wire.Bundle`,
+each encoded once by the owner, and each node writes them to its sockets
+of those audiences. A request is forwarded to the owner, which runs it as
+its own connections' (the same code: vigil.net.connection) and answers;
+the ack of a change travels in the bundle, before its patches.
+
+**When it goes wrong**, a connection is closed with 1013 ("try again
+later") rather than left wrong: the client reconnects to any node, resumes
+from its ``{epoch, rev}`` and sends its unanswered commands again with the
+same ids (the owner answers a repeated id with its first ack: vigil.net.
+writer). That covers a node that missed a bundle (pub/sub is at most once:
+each owner's beacon says how far a table is), an owner that went away, a
+table that moved. A forwarded request with no answer within
+``forward_seconds`` is answered ``outcome_unknown`` — never "refused" for
+something that may have been applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import structlog
+
+from vigil import auth
+from vigil.close_codes import CloseCode
+from vigil.net import bus as busmod
+from vigil.net import cluster_wire as wire
+from vigil.net import metrics
+from vigil.net.errors import error_message
+from vigil.net.fanout import Reply
+from vigil.net.host import Conn, RemoteConn, Rendered, TableHost
+from vigil.net.writer import end
+from vigil.protocol import Hello
+from vigil.store.leases import Leases
+
+if TYPE_CHECKING:
+    from vigil.net.hub import Hub
+    from vigil.store.postgres import PostgresStore
+
+log = structlog.get_logger("vigil")
+
+# How long a table's signing key read from the store is trusted for a
+# hello on this node (a rotation closes the table's connections at once on
+# every node; a hello in that window is checked again by the owner).
+KEY_SECONDS = 5.0
+
+
+@dataclass(eq=False)
+class Mirror:
+    """This node's connections to a table another node owns."""
+
+    owner: str
+    conns: dict[int, Conn] = field(default_factory=dict)
+    # Per connection: the audience it is sent, and the rev and epoch its
+    # view is at (from its snapshot or replay, then each bundle).
+    keys: dict[int, str] = field(default_factory=dict)
+    seen: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # Attach requests not yet answered, with their deadlines.
+    attaching: dict[int, float] = field(default_factory=dict)
+    heard: float = field(default_factory=time.monotonic)
+
+
+class Cluster:
+    def __init__(self, hub: Hub, store: PostgresStore) -> None:
+        config = hub.config
+        self.hub = hub
+        self.node = config.node
+        self.leases = Leases(store, self.node, config.lease_seconds)
+        self.bus = busmod.Bus(config.bus, self.node, self._on_message, self._on_lost)
+        self.mirrors: dict[str, Mirror] = {}
+        self.conns: dict[int, Conn] = {}  # this node's connections to other nodes' tables
+        self._refs = itertools.count(1)
+        self._waiting: dict[tuple[int, str], asyncio.Future[None]] = {}
+        self._keys: dict[str, tuple[str, float]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._loops: list[asyncio.Task[None]] = []
+
+    # -- lifecycle ------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Join: the bus first (a node that cannot reach it does not start),
+        then a heartbeat and this node's share of the tables nobody owns."""
+        await self.bus.start()
+        await asyncio.to_thread(self.leases.beat)
+        await self._sweep()
+        self._loops = [asyncio.create_task(self._own()), asyncio.create_task(self._watch())]
+
+    async def stop(self) -> None:
+        """Leave: the other nodes' connections to this node's tables are
+        told to resume elsewhere, and every lease ends now (the others take
+        the tables at once)."""
+        for task in self._loops:
+            task.cancel()
+        for host in self.hub.hosts.values():
+            for peer in list(host.remote.values()):
+                self.close(peer, CloseCode.TRY_AGAIN_LATER, "node stopping")
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(self.leases.release)
+        await self.bus.stop()
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- ownership ------------------------------------------------------------
+
+    async def _own(self) -> None:
+        """Every third of a lease: renew, give up what was lost, forget the
+        connections of dead nodes, take a share of the orphans."""
+        while True:
+            await asyncio.sleep(self.leases.ttl / 3)
+            try:
+                await self._sweep()
+            except Exception:  # the database unreachable: the fences keep it safe
+                log.exception("lease_sweep_failed")
+
+    async def _sweep(self) -> None:
+        lost = await asyncio.to_thread(self.leases.renew)
+        for table_id in lost:
+            host = self.hub.hosts.get(table_id)
+            if host is not None:
+                log.warning("table_lost", table=table_id)
+                self.hub.writer.give_up(host, "table_moved")
+        live = await asyncio.to_thread(self.leases.live_nodes)
+        live.add(self.node)
+        for host in list(self.hub.hosts.values()):
+            for peer in [p for p in host.remote.values() if p.node not in live]:
+                self.hub.leave(host, peer)
+        share = await asyncio.to_thread(self.leases.share)
+        want = share - len(self.hub.hosts)
+        if want > 0:
+            orphans = await asyncio.to_thread(self.leases.orphans, want)
+            taken = await asyncio.to_thread(self.leases.take, orphans)
+            for table_id in taken:
+                await self.hub.adopt(table_id)
+
+    async def claim(self, table_id: str) -> bool:
+        """Take ``table_id`` now if nobody owns it (a hello found it orphaned)."""
+        taken = await asyncio.to_thread(self.leases.take, [table_id])
+        if table_id not in taken:
+            return False
+        await self.hub.adopt(table_id)
+        return table_id in self.hub.hosts
+
+    # -- the owner's side: reaching other nodes' connections (FanOut.relay) ----
+
+    def _to(self, node: str, message: wire.Wire) -> None:
+        self.bus.publish(busmod.inbox(node), wire.encoder.encode(message))
+
+    def send(self, peer: RemoteConn, messages: list[bytes], rev: int | None, epoch: int | None) -> None:
+        self._to(
+            peer.node, wire.Deliver(t=peer.table or "", ref=peer.ref, msgs=messages, rev=rev, epoch=epoch)
+        )
+
+    def answer(self, reply: Reply) -> None:
+        peer = reply.peer
+        assert isinstance(peer, RemoteConn)
+        self._to(peer.node, wire.Answer(t=peer.table or "", ref=peer.ref, id=reply.id, data=reply.data))
+
+    def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None) -> None:
+        keys = host.remote_keys
+        revs = [(rev, {k: m for k, m in messages.items() if k in keys}) for rev, messages in rendered]
+        acks = []
+        if reply is not None and isinstance(reply.peer, RemoteConn):
+            acks.append((reply.peer.node, reply.peer.ref, reply.id, reply.data))
+        bundle = wire.Bundle(t=host.table.id, epoch=host.table.epoch, revs=revs, acks=acks)
+        self.bus.publish(busmod.table_channel(host.table.id), wire.encoder.encode(bundle))
+
+    def close(self, peer: RemoteConn, code: CloseCode, reason: str) -> None:
+        self._to(peer.node, wire.Shut(t=peer.table or "", ref=peer.ref, code=int(code), reason=reason))
+
+    def beacons(self) -> None:
+        """Each owned table that other nodes watch: how far it is."""
+        for host in self.hub.hosts.values():
+            if host.remote:
+                table = host.table
+                beacon = wire.Beacon(t=table.id, epoch=table.epoch, rev=table.rev, owner=self.node)
+                self.bus.publish(busmod.table_channel(table.id), wire.encoder.encode(beacon))
+
+    # -- the owner's side: requests from other nodes --------------------------
+
+    async def _attach(self, m: wire.Attach) -> None:
+        from vigil.net import connection
+
+        host = self.hub.hosts.get(m.t)
+        if host is None:
+            self._to(
+                m.node, wire.Shut(t=m.t, ref=m.ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
+            )
+            return
+        peer = RemoteConn(node=m.node, ref=m.ref)
+        refusal = await connection.enter(self.hub, peer, m.token, m.resume, self._attached)
+        if refusal is not None:
+            close, code, data = refusal
+            self._to(m.node, wire.Shut(t=m.t, ref=m.ref, code=int(close), reason=code, data=data))
+
+    def _attached(self, peer: RemoteConn) -> None:
+        """The owner took ``peer``: its node learns its audience before its welcome."""
+        self._to(peer.node, wire.Attached(t=peer.table or "", ref=peer.ref, key=peer.watching.key))
+
+    def _detach(self, m: wire.Detach) -> None:
+        host = self.hub.hosts.get(m.t)
+        peer = host.remote.get((m.node, m.ref)) if host is not None else None
+        if host is not None and peer is not None:
+            self.hub.leave(host, peer)
+
+    async def _forward(self, m: wire.Forward) -> None:
+        from vigil.net import connection
+
+        host = self.hub.hosts.get(m.t)
+        peer: RemoteConn | None
+        if m.operator is not None:
+            peer = RemoteConn(node=m.node, ref=m.ref, role="operator", token_id=m.operator, label="operator")
+        else:
+            peer = host.remote.get((m.node, m.ref)) if host is not None else None
+        if host is None or peer is None:
+            # Not this node's (any more): nothing was done; the connection
+            # resumes where the table is now and sends it again.
+            self._to(
+                m.node, wire.Shut(t=m.t, ref=m.ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
+            )
+            return
+        await connection.dispatch(self.hub, peer, m.frame)
+
+    # -- this node's connections to other nodes' tables -----------------------
+
+    async def key(self, table_id: str, fresh: bool = False) -> str | None:
+        """The table's signing key (from the store, trusted for a few
+        seconds unless ``fresh``)."""
+        cached = self._keys.get(table_id)
+        if not fresh and cached is not None and time.monotonic() - cached[1] < KEY_SECONDS:
+            return cached[0]
+        record = await asyncio.to_thread(self.hub.store.table, table_id)
+        if record is None:
+            return None
+        self._keys[table_id] = (record.key, time.monotonic())
+        return record.key
+
+    async def _verify(self, table_id: str, token: str) -> auth.Claims:
+        """The token's claims, its signature checked with the table's key —
+        read again from the store if the cached one refuses it (the key may
+        have been rotated since)."""
+        for fresh in (False, True):
+            key = await self.key(table_id, fresh)
+            if key is None:
+                raise auth.TokenError("bad_token")
+            try:
+                return auth.verify(key, token, time.time())
+            except auth.TokenError as exc:
+                if fresh or exc.code != "bad_token":
+                    raise
+        raise AssertionError("unreachable")
+
+    async def hello(self, conn: Conn, msg: Hello, table_id: str) -> str | None:
+        """A hello for a table this node does not own. Returns None once the
+        connection is attached (its welcome comes from the owner), ``"local"``
+        when this node took the table (an orphan) and the hello goes on as
+        for any of its own, or the code it is refused with."""
+        try:
+            claims = await self._verify(table_id, msg.token)
+        except auth.TokenError as exc:
+            return exc.code
+        owner = await asyncio.to_thread(self.leases.owner, table_id)
+        if owner is None or owner == self.node:
+            if await self.claim(table_id):
+                return "local"
+            owner = await asyncio.to_thread(self.leases.owner, table_id)
+            if owner is None or owner == self.node:
+                return "table_unavailable"
+        conn.ref = next(self._refs)
+        conn.role, conn.token_id, conn.label, conn.expires = (
+            claims.role,
+            claims.token_id,
+            claims.label,
+            claims.expires,
+        )
+        conn.table = table_id
+        mirror = self.mirrors.get(table_id)
+        try:
+            if mirror is None:
+                await self.bus.subscribe(busmod.table_channel(table_id))
+                mirror = self.mirrors.setdefault(table_id, Mirror(owner=owner))
+            mirror.owner = owner
+            mirror.conns[conn.ref] = conn
+            mirror.attaching[conn.ref] = time.monotonic() + self.hub.config.forward_seconds
+            self.conns[conn.ref] = conn
+            resume = None
+            if msg.resume is not None and msg.resume.table == table_id:
+                resume = (msg.resume.epoch, msg.resume.rev)
+            attach = wire.Attach(t=table_id, node=self.node, ref=conn.ref, token=msg.token, resume=resume)
+            got = await self.bus.request(busmod.inbox(owner), wire.encoder.encode(attach))
+        except (*busmod.BUS_ERRORS, TimeoutError):
+            self.leave(conn)
+            return "table_unavailable"
+        if not got:
+            self.leave(conn)
+            return "table_unavailable"
+        return None
+
+    def remote(self, conn: Conn) -> bool:
+        """Whether ``conn`` is attached to another node's table."""
+        return conn.ref in self.conns
+
+    async def forward(self, conn: Conn, msg_id: str, frame: bytes, table_id: str | None = None) -> None:
+        """Send ``conn``'s request to its table's owner and wait for its
+        answer (written to the socket as it arrives, in order with the
+        patches it caused); no answer in time is ``outcome_unknown``."""
+        hub = self.hub
+        operator = None
+        if table_id is None:
+            mirror = self.mirrors.get(conn.table or "")
+            if mirror is None:
+                return
+            owner, table_id = mirror.owner, conn.table or ""
+        else:  # an operator's command for a table owned elsewhere
+            operator = conn.token_id
+            found = await asyncio.to_thread(self.leases.owner, table_id)
+            if found is None:
+                hub.fanout.send(conn, error_message("table_unavailable", {}, msg_id))
+                return
+            owner = found
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting[(conn.ref, msg_id)] = waiter
+        request = wire.Forward(t=table_id, node=self.node, ref=conn.ref, frame=frame, operator=operator)
+        try:
+            try:
+                got = await self.bus.request(busmod.inbox(owner), wire.encoder.encode(request))
+            except busmod.BUS_ERRORS:
+                metrics.FORWARDED.labels("unknown").inc()
+                hub.fanout.send(conn, error_message("outcome_unknown", {}, msg_id))
+                return
+            if not got:
+                # Nobody listens there (the owner is gone): certainly not
+                # done. Every connection to that table resumes elsewhere (the
+                # client sends it again once reconnected).
+                metrics.FORWARDED.labels("unowned").inc()
+                mirror = self.mirrors.get(table_id)
+                for other in list(mirror.conns.values()) if mirror is not None else [conn]:
+                    self._shut(other, CloseCode.TRY_AGAIN_LATER, "table moved")
+                return
+            try:
+                await asyncio.wait_for(waiter, hub.config.forward_seconds)
+                metrics.FORWARDED.labels("answered").inc()
+            except TimeoutError:
+                metrics.FORWARDED.labels("unknown").inc()
+                hub.fanout.send(conn, error_message("outcome_unknown", {}, msg_id))
+        finally:
+            self._waiting.pop((conn.ref, msg_id), None)
+
+    def leave(self, conn: Conn) -> None:
+        """``conn`` closed (or was refused): its owner forgets it."""
+        self.conns.pop(conn.ref, None)
+        mirror = self.mirrors.get(conn.table or "")
+        if mirror is None or mirror.conns.pop(conn.ref, None) is None:
+            return
+        mirror.keys.pop(conn.ref, None)
+        mirror.seen.pop(conn.ref, None)
+        mirror.attaching.pop(conn.ref, None)
+        detach = wire.Detach(t=conn.table or "", node=self.node, ref=conn.ref)
+        self.bus.publish(busmod.inbox(mirror.owner), wire.encoder.encode(detach))
+        if not mirror.conns:
+            del self.mirrors[conn.table or ""]
+            self._spawn(self.bus.unsubscribe(busmod.table_channel(conn.table or "")))
+
+    def _shut(self, conn: Conn, code: CloseCode, reason: str) -> None:
+        """Close ``conn``; its client reconnects and resumes (1013)."""
+        self.leave(conn)
+        self._spawn(end(conn, code, reason))
+
+    def count(self) -> int:
+        return len(self.conns)
+
+    async def _watch(self) -> None:
+        """Every beacon period: this node's beacons; the other nodes' tables
+        gone quiet past a lease checked for a new (or no) owner; attaches
+        never answered given up."""
+        period = self.hub.config.beacon_seconds
+        quiet = max(self.leases.ttl, 3 * period)
+        while True:
+            await asyncio.sleep(period)
+            self.beacons()
+            now = time.monotonic()
+            for table_id, mirror in list(self.mirrors.items()):
+                for ref, deadline in list(mirror.attaching.items()):
+                    if now > deadline and ref in mirror.conns:
+                        self._shut(mirror.conns[ref], CloseCode.TRY_AGAIN_LATER, "no answer")
+                if now - mirror.heard > quiet:
+                    mirror.heard = now
+                    self._spawn(self._check_owner(table_id, mirror))
+
+    async def _check_owner(self, table_id: str, mirror: Mirror) -> None:
+        owner = await asyncio.to_thread(self.leases.owner, table_id)
+        if owner != mirror.owner:
+            log.info("table_owner_changed", table=table_id, owner=owner)
+            for conn in list(mirror.conns.values()):
+                self._shut(conn, CloseCode.TRY_AGAIN_LATER, "table moved")
+
+    # -- the bus --------------------------------------------------------------
+
+    def _on_lost(self) -> None:
+        """Redis was lost (or is back): whatever was published meanwhile is
+        unknown; the beacons will show which connections fell behind."""
+
+    def _on_message(self, channel: bytes, data: bytes) -> None:
+        try:
+            m = wire.decoder.decode(data)
+        except msgspec.DecodeError:
+            log.warning("bus_bad_message", channel=channel.decode(errors="replace"))
+            return
+        match m:
+            case wire.Attach():
+                self._spawn(self._attach(m))
+            case wire.Detach():
+                self._detach(m)
+            case wire.Forward():
+                self._spawn(self._forward(m))
+            case wire.Bundle():
+                self._bundle(m)
+            case wire.Beacon():
+                self._beacon(m)
+            case _:
+                self._to_conn(m)
+
+    def _to_conn(self, m: wire.Message) -> None:
+        """A message for one of this node's connections."""
+        assert isinstance(m, wire.Attached | wire.Deliver | wire.Answer | wire.Shut)
+        conn = self.conns.get(m.ref)
+        mirror = self.mirrors.get(m.t)
+        if conn is None or mirror is None:
+            return
+        mirror.heard = time.monotonic()
+        fanout = self.hub.fanout
+        match m:
+            case wire.Attached():
+                mirror.keys[m.ref] = m.key
+                mirror.attaching.pop(m.ref, None)
+            case wire.Deliver():
+                for message in m.msgs:
+                    fanout.send(conn, message)
+                if m.rev is not None and m.epoch is not None:
+                    mirror.seen[m.ref] = (m.epoch, m.rev)
+            case wire.Answer():
+                fanout.send(conn, m.data)
+                self._answered(m.ref, m.id)
+            case wire.Shut():
+                if m.data:
+                    fanout.send(conn, m.data)
+                self._shut(conn, CloseCode(m.code), m.reason)
+
+    def _answered(self, ref: int, msg_id: str) -> None:
+        waiter = self._waiting.get((ref, msg_id))
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _bundle(self, m: wire.Bundle) -> None:
+        mirror = self.mirrors.get(m.t)
+        if mirror is None:
+            return
+        mirror.heard = time.monotonic()
+        fanout = self.hub.fanout
+        for node, ref, msg_id, ack in m.acks:  # acks before the patches they caused
+            conn = mirror.conns.get(ref)
+            if node == self.node and conn is not None:
+                fanout.send(conn, ack)
+                self._answered(ref, msg_id)
+        for ref, seen in list(mirror.seen.items()):
+            conn = mirror.conns[ref]
+            epoch, rev = seen
+            key = mirror.keys.get(ref)
+            for next_rev, messages in m.revs:
+                if next_rev <= rev and m.epoch == epoch:
+                    continue
+                if m.epoch != epoch or next_rev != rev + 1:
+                    self._shut(conn, CloseCode.TRY_AGAIN_LATER, "resync")  # missed one: resume
+                    break
+                message = messages.get(key or "")
+                if message is not None:
+                    fanout.send(conn, message)
+                rev = next_rev
+            else:
+                mirror.seen[ref] = (epoch, rev)
+
+    def _beacon(self, m: wire.Beacon) -> None:
+        mirror = self.mirrors.get(m.t)
+        if mirror is None:
+            return
+        mirror.heard = time.monotonic()
+        if m.owner != mirror.owner:
+            # Another node owns it now: every connection resumes there.
+            for conn in list(mirror.conns.values()):
+                self._shut(conn, CloseCode.TRY_AGAIN_LATER, "table moved")
+            return
+        for ref, (epoch, rev) in list(mirror.seen.items()):
+            if epoch != m.epoch or rev < m.rev:
+                self._shut(mirror.conns[ref], CloseCode.TRY_AGAIN_LATER, "resync")
