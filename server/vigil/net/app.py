@@ -21,6 +21,7 @@ from vigil.changes import Change
 from vigil.net import metrics
 from vigil.net.config import Config
 from vigil.net.connection import handle
+from vigil.net.errors import Refused
 from vigil.net.http import metrics_route, route
 from vigil.net.hub import Hub
 from vigil.net.writer import Edit
@@ -45,8 +46,10 @@ async def start(config: Config) -> tuple[Hub, Server]:
     store = open_store(config.store, config.db_path, config.durability)
     hub = Hub(config, store)
     await hub.start()
-    if config.demo and not hub.hosts:
-        hub.demo_tokens = await create_demo(hub)
+    if config.demo and not hub.hosts and (hub.cluster is None or not await asyncio.to_thread(store.tables)):
+        # A cluster makes it once: on the first node started on an empty store.
+        with contextlib.suppress(Refused):
+            hub.demo_tokens = await create_demo(hub)
     if config.metrics_port is not None:
         await listen_metrics(hub)
     origins: Any = None

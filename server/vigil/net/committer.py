@@ -15,7 +15,7 @@ import msgspec
 from vigil.changes import LogEntry
 from vigil.net import metrics
 from vigil.net.host import TableHost
-from vigil.store.base import Store
+from vigil.store.base import Fenced, Store
 from vigil.store.base import inline as store_inline
 
 
@@ -62,6 +62,16 @@ class Committer:
                 nowait = self._append_nowait
                 if nowait is None or not nowait(entries):
                     await asyncio.to_thread(self._append, entries)
+            except Fenced as exc:
+                # Only the tables this node lost are refused; the others'
+                # entries of the group are committed.
+                for group, future in batch:
+                    if not future.done():
+                        if group[0].table in exc.tables:
+                            future.set_exception(Fenced({group[0].table}))
+                        else:
+                            future.set_result(None)
+                continue
             except Exception as exc:  # every waiter learns its commit failed
                 for _, future in batch:
                     if not future.done():

@@ -224,6 +224,10 @@ class FanOut:
             return
         conn.behind = False
         host = self._hosts.get(conn.table or "")
+        if host is None and conn.ref:
+            # Another node's table: its view is there; it resumes (1013).
+            await conn.ws.close(CloseCode.TRY_AGAIN_LATER, "resync")
+            return
         group = host.subs.get(conn.watching.key) if host else None
         if host is not None and group and conn in group:
             self.snapshot(host, conn)

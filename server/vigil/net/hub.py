@@ -69,6 +69,7 @@ class Hub:
         self.listeners: list[Server] = []
         # A node of a cluster (config.bus): the tables it owns are its hosts.
         self.cluster: Cluster | None = None
+        self._adopting: set[str] = set()
         if config.bus:
             from vigil.net.cluster import Cluster
             from vigil.store.postgres import PostgresStore
@@ -152,11 +153,23 @@ class Hub:
         the node that had it), its clock runs on; if no GM has come back to
         any node within two leases, it pauses then. Without a recent mark it
         pauses where it stood at the last one, as on a start."""
-        record = await asyncio.to_thread(self.store.table, table_id)
-        if record is None or table_id in self.hosts:
+        if table_id in self.hosts or table_id in self._adopting:
             return
-        host = await asyncio.to_thread(self._load, record)
-        mark = await asyncio.to_thread(self.store.presence, table_id)
+        self._adopting.add(table_id)
+        try:
+            record = await asyncio.to_thread(self.store.table, table_id)
+            if record is None:
+                self._forget(table_id)
+                return
+            host = await asyncio.to_thread(self._load, record)
+            mark = await asyncio.to_thread(self.store.presence, table_id)
+        except Exception:
+            # The store unreachable: given up, taken again by a later sweep.
+            log.exception("adopt_failed", table=table_id)
+            self._forget(table_id)
+            return
+        finally:
+            self._adopting.discard(table_id)
         self.hosts[table_id] = host
         recent = (
             mark is not None
@@ -184,9 +197,15 @@ class Hub:
         if self.hosts.get(table_id) is host:
             del self.hosts[table_id]
         if self.cluster is not None:
-            self.cluster.leases.forget(table_id)
+            self._forget(table_id)
         else:
             self._spawn(self._reload(host.record))
+
+    def _forget(self, table_id: str) -> None:
+        """A node of a cluster stops naming the table's fence: it owns it no
+        more (until a sweep takes it again, if nobody else has)."""
+        if self.cluster is not None:
+            self.cluster.leases.forget(table_id)
 
     async def _reload(self, record: TableRecord) -> None:
         """Load a table again from the store (its truth after a commit whose
@@ -271,8 +290,7 @@ class Hub:
         host.deleted = True
         timers.disarm(host)
         self.hosts.pop(host.record.id, None)
-        if self.cluster is not None:
-            self.cluster.leases.forget(host.record.id)
+        self._forget(host.record.id)
 
     # -- tokens -------------------------------------------------------------
 

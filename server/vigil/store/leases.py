@@ -99,6 +99,7 @@ class Leases:
     def take(self, tables: Sequence[str]) -> dict[str, int]:
         """Take those of ``tables`` whose lease is free; their fences (also
         kept in the store from now on)."""
+        tables = [t for t in tables if t not in self.store.fences]  # not what it holds already
         if not tables:
             return {}
         rows = self.store._run(
