@@ -3,8 +3,10 @@
 #   dockerd (started if none runs) -> local Debian base image (debootstrap, cached)
 #   -> compose build (PostgreSQL, Redis, Vigil, nginx) -> compose up on free 127.0.0.1 ports
 #   -> all five healthy -> through the proxy: pages, a table made with the operator token,
-#   commands over WebSocket -> vigil-a killed -> a command through the proxy is applied by
-#   vigil-b once it has taken over the table, and the state from before is kept.
+#   commands over WebSocket -> the node owning the table (PostgreSQL's lease) killed -> a command
+#   through the proxy is applied once the other node has taken the table over, the state from
+#   before kept -> each node restarted once while the other holds every table, both healthy again,
+#   a command through the proxy still applied.
 # Cleans up its containers and volumes on exit; prints each stage's duration.
 #
 # Usage (as root, from anywhere):  bash docker/cluster-smoke.sh
@@ -12,11 +14,6 @@
 # _KEEP_DOCKERD, PIP_INDEX_URL), and
 #   VIGIL_SMOKE_KEEP_IMAGE=0    remove the vigil-cluster/*:smoke images at the end (kept by default, as a cache)
 #   VIGIL_SMOKE_LEASE=3         the nodes' lease in seconds (VIGIL_LEASE_SECONDS)
-#
-# A Vigil without the bus (no `vigil serve --bus`) cannot share a database
-# between running nodes: then vigil-b is stopped before any table is written,
-# the commands go through the proxy to vigil-a alone, and the failover stage
-# is skipped (said so in the output).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -124,16 +121,16 @@ declare -A CID=()
 health() { docker inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}' "$1" 2> /dev/null || echo gone; }
 
 wait_healthy() {  # $1: seconds; $2...: services
-    local limit=$1 svc status
+    local limit=$1 svc state
     shift
     for _ in $(seq 1 "$limit"); do
         local all=1
         for svc in "$@"; do
-            status=$(health "${CID[$svc]}")
-            case "$status" in
-                healthy) ;;
-                starting) all=0 ;;
-                *) die "$svc is $status" ;;
+            state=$(docker inspect -f '{{.State.Status}}' "${CID[$svc]}" 2> /dev/null || echo gone)
+            case "$state" in
+                running) [ "$(health "${CID[$svc]}")" = healthy ] || all=0 ;;
+                created) all=0 ;;
+                *) die "$svc is $state ($(docker inspect -f 'exit code {{.State.ExitCode}}, {{.RestartCount}} restarts' "${CID[$svc]}" 2> /dev/null))" ;;
             esac
         done
         [ "$all" = 1 ] && return 0
@@ -184,22 +181,26 @@ client() {
 }
 json_field() { python3 -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
+# The node that owns the table now, as PostgreSQL's lease says (a or b; empty: none).
+owner_of() {
+    docker exec -i "${CID[postgres]}" psql -h /tmp -p "$VIGIL_PG_PORT" -U postgres -d vigil -At -v t="$1" \
+        <<< "SELECT node FROM owners WHERE table_id = :'t' AND expires > now()"
+}
+node_port() { if [ "$1" = a ]; then echo "$VIGIL_A_PORT"; else echo "$VIGIL_B_PORT"; fi; }
+healthz() { python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "http://127.0.0.1:$(node_port "$1")/healthz"; }
+
 stage_start "test"
 for path in /proxy-healthz /healthz / /watch /client/core/client.js /foundry/module.json; do
     [ "$(http_status "http://$PROXY$path")" = 200 ] || die "GET $path through the proxy"
 done
 log "GET /healthz, /, /watch, /client/, /foundry/ through the proxy: 200"
-for port in "$VIGIL_A_PORT" "$VIGIL_B_PORT"; do
-    log "node :$port /healthz: $(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "http://127.0.0.1:$port/healthz")"
+for node in a b; do
+    h=$(healthz "$node")
+    python3 -c 'import json, sys; h = json.loads(sys.argv[1]); sys.exit(h.get("node") != sys.argv[2] or h.get("bus_connected") is not True)' "$h" "$node" \
+        || die "vigil-$node /healthz does not name node $node with its bus connected: $h"
+    case "$h" in *"$VIGIL_REDIS_PASSWORD"*) die "vigil-$node /healthz shows the Redis password" ;; esac
+    log "vigil-$node /healthz: $h"
 done
-if docker run --rm --entrypoint vigil "$IMAGE" serve --help | grep -e '--bus' > /dev/null; then
-    CLUSTER=1
-else
-    CLUSTER=""
-    log "this Vigil has no --bus: nodes cannot share the database while both run;"
-    log "stopping vigil-b before any table is written (the proxy passes over it)"
-    timeout 60 docker stop -t 10 "${CID[vigil-b]}" > /dev/null || die "docker stop vigil-b"
-fi
 WS="ws://$PROXY/ws"
 SETUP=$(client setup "$WS" "$OPERATOR") || die "client setup through the proxy"
 TABLE=$(json_field "$SETUP" table)
@@ -207,37 +208,59 @@ GM=$(json_field "$SETUP" gm_token)
 REV=$(json_field "$SETUP" rev)
 log "table $TABLE created with the operator token; mettle.pain 3 on hero acked at rev $REV (through the proxy)"
 client check "$WS" "$GM" "$TABLE" "$REV" > /dev/null || die "state check through the proxy"
-if [ -n "$CLUSTER" ]; then
-    # Each node serves the table, whichever owns it.
-    for port in "$VIGIL_A_PORT" "$VIGIL_B_PORT"; do
-        client check "ws://127.0.0.1:$port/ws" "$GM" "$TABLE" "$REV" > /dev/null || die "state check on node :$port"
-    done
-    log "the same state from the proxy, vigil-a and vigil-b"
-fi
+# Each node serves the table, whichever owns it.
+for node in a b; do
+    client check "ws://127.0.0.1:$(node_port "$node")/ws" "$GM" "$TABLE" "$REV" > /dev/null || die "state check on vigil-$node"
+done
+log "the same state through the proxy, from vigil-a and from vigil-b; vigil-$(owner_of "$TABLE") owns it"
 stage_end
 
 # ------------------------------------------------------------ failover
-if [ -z "$CLUSTER" ]; then
-    log "failover: SKIPPED (this Vigil has no Redis bus; nodes cannot take over each other's tables)"
-    log "OK (without failover): the cluster builds on $BASE_IMAGE, is healthy, and serves through the proxy with a node down"
-    exit 0
-fi
+# A command through the proxy, sent again with the same id while the table
+# moves, for at most five leases and 20 s; prints the rev of its ack.
+apply_through_proxy() {  # $1: message id, $2: body
+    local applied
+    applied=$(client apply "$WS" "$GM" "$TABLE" "$1" "$2" $(( VIGIL_LEASE_SECONDS * 5 + 20 ))) || return 1
+    log "command $1 acked at rev $(json_field "$applied" rev), attempt $(json_field "$applied" attempts) (before: $(json_field "$applied" before))" >&2
+    json_field "$applied" rev
+}
+
 stage_start "failover"
-# A crash, not a shutdown: vigil-a keeps its leases until they expire.
-timeout 60 docker kill --signal KILL "${CID[vigil-a]}" > /dev/null || die "docker kill vigil-a"
+OWNER=$(owner_of "$TABLE")
+case "$OWNER" in a) OTHER=b ;; b) OTHER=a ;; *) die "table $TABLE has no owner in PostgreSQL (got '$OWNER')" ;; esac
+VICTIM="vigil-$OWNER"
+SURVIVOR="vigil-$OTHER"
+# A crash, not a shutdown: the victim keeps its leases until they expire.
+timeout 60 docker kill --signal KILL "${CID[$VICTIM]}" > /dev/null || die "docker kill $VICTIM"
 T_KILL=$(date +%s.%N)
-log "vigil-a killed; sending a command through the proxy until the table's new owner applies it"
+log "$VICTIM (owner of $TABLE) killed; a command through the proxy until $SURVIVOR has taken the table over"
 ALLY='{"type": "character.create", "id": "ally", "name": "Ally", "kind": "pc", "sheet": {"mettle": 4}}'
-APPLIED=$(client apply "$WS" "$GM" "$TABLE" after-failover "$ALLY" $(( VIGIL_LEASE_SECONDS * 5 + 20 ))) \
-    || die "no command applied after vigil-a died"
+REV2=$(apply_through_proxy after-failover "$ALLY") || die "no command applied after $VICTIM died"
 TAKEOVER=$(awk -v a="$T_KILL" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-REV2=$(json_field "$APPLIED" rev)
-log "acked at rev $REV2 after $(json_field "$APPLIED" attempts) attempt(s), ${TAKEOVER}s after the kill (lease ${VIGIL_LEASE_SECONDS}s)"
+log "applied ${TAKEOVER}s after the kill (lease ${VIGIL_LEASE_SECONDS}s)"
 [ "$REV2" -gt "$REV" ] || die "rev $REV2 after failover is not past $REV"
+[ "$(owner_of "$TABLE")" = "$OTHER" ] || die "$TABLE is not owned by $SURVIVOR after the failover"
 AFTER=$(client check "$WS" "$GM" "$TABLE" "$REV2" hero ally) || die "state after failover"
 log "after failover: $AFTER"
-[ "$(health "${CID[vigil-a]}")" != healthy ] || die "vigil-a still healthy after the kill"
-log "vigil-b /healthz: $(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "http://127.0.0.1:$VIGIL_B_PORT/healthz")"
+[ "$(health "${CID[$VICTIM]}")" != healthy ] || die "$VICTIM still healthy after the kill"
+log "$SURVIVOR /healthz: $(healthz "$OTHER")"
 stage_end
 
-log "OK: the cluster builds on $BASE_IMAGE, is healthy, serves through the proxy, and a command goes through after its table's node died"
+# ------------------------------------------------------------ rejoin
+# Each node comes back once while the other holds every table: the victim
+# restarted after its crash, then the survivor after a clean stop (which
+# hands its tables over at once). Both must become healthy as ordinary nodes.
+stage_start "rejoin"
+timeout 60 docker start "${CID[$VICTIM]}" > /dev/null || die "docker start $VICTIM"
+wait_healthy 60 "$VICTIM"
+log "$VICTIM back: $(healthz "$OWNER")"
+timeout 60 docker restart -t 20 "${CID[$SURVIVOR]}" > /dev/null || die "docker restart $SURVIVOR"
+wait_healthy 60 "$SURVIVOR"
+log "$SURVIVOR back after a clean restart: $(healthz "$OTHER")"
+SCOUT='{"type": "character.create", "id": "scout", "name": "Scout", "kind": "npc", "sheet": {"mettle": 3}}'
+REV3=$(apply_through_proxy after-rejoin "$SCOUT") || die "no command applied after the restarts"
+AFTER=$(client check "$WS" "$GM" "$TABLE" "$REV3" hero ally scout) || die "state after the restarts"
+log "after the restarts: $AFTER; $TABLE owned by vigil-$(owner_of "$TABLE")"
+stage_end
+
+log "OK: the cluster builds on $BASE_IMAGE, is healthy, serves through the proxy, a command goes through after its table's node died, and both nodes rejoin"

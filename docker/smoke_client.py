@@ -11,7 +11,8 @@ With host networking its 127.0.0.1 is the host's.
   apply URL GM_TOKEN TABLE ID BODY SECS  send command BODY (JSON) with message id ID; while the
                                          table's node is changing (no answer, a dropped connection,
                                          table_unavailable, outcome_unknown) send it again with the
-                                         same id, for at most SECS seconds; prints {"rev", "attempts"}
+                                         same id, for at most SECS seconds; prints {"rev", "attempts",
+                                         "before": the answers before the ack, by kind}
 
 Exits non-zero with the reason on any refusal or mismatch.
 """
@@ -100,17 +101,19 @@ async def check(url, gm, table, rev, *chars):
 async def apply(url, gm, table, cmd_id, body, seconds):
     deadline = time.monotonic() + float(seconds)
     attempts = 0
+    answers = {}  # what came instead of an ack, by kind: how often
     while True:
         attempts += 1
         try:
             _, (ack,) = await session(url, gm, [(cmd_id, json.loads(body))], table=table)
         except (Retry, OSError, asyncio.TimeoutError, websockets.exceptions.WebSocketException) as exc:
+            kind = str(exc) if isinstance(exc, Retry) else type(exc).__name__
+            answers[kind] = answers.get(kind, 0) + 1
             if time.monotonic() >= deadline:
-                sys.exit(f"no ack after {attempts} attempts in {seconds}s; last: {exc!r}")
-            print(f"attempt {attempts}: {exc!r}; sending again", file=sys.stderr)
+                sys.exit(f"no ack after {attempts} attempts in {seconds}s; answers {answers}; last: {exc!r}")
             await asyncio.sleep(0.5)
             continue
-        print(json.dumps({"rev": ack["rev"], "attempts": attempts}))
+        print(json.dumps({"rev": ack["rev"], "attempts": attempts, "before": answers}))
         return
 
 
