@@ -99,6 +99,8 @@ class Cluster:
         self._keys: dict[str, tuple[str, float]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
+        # When the last renewal that succeeded began (its leases run from then).
+        self._renewed = time.monotonic()
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -139,9 +141,16 @@ class Cluster:
                 await self._sweep()
             except Exception:  # the database unreachable: the fences keep it safe
                 log.exception("lease_sweep_failed")
+                if time.monotonic() - self._renewed > self.leases.ttl:
+                    # Its leases may have run out by now: another node may own
+                    # its tables, so it serves none of them (stale views).
+                    for host in list(self.hub.hosts.values()):
+                        self.hub.writer.give_up(host, "lease_unknown")
 
     async def _sweep(self) -> None:
+        began = time.monotonic()
         lost = await asyncio.to_thread(self.leases.renew)
+        self._renewed = began
         for table_id in lost:
             host = self.hub.hosts.get(table_id)
             if host is not None:

@@ -93,8 +93,8 @@ TIMER_LAG: Final = Histogram(
 )
 MOVED: Final = Counter(
     "vigil_tables_moved",
-    "Tables given up because another node took them over (table_moved) or a commit's outcome "
-    "could not be known (outcome_unknown)",
+    "Tables given up because another node took them over (table_moved), a commit's outcome "
+    "could not be known (outcome_unknown), or the leases could not be renewed in time (lease_unknown)",
     ["reason"],
     registry=None,
 )
