@@ -245,11 +245,12 @@ class Cluster:
 
     # -- this node's connections to other nodes' tables -----------------------
 
-    async def key(self, table_id: str) -> str | None:
-        """The table's signing key (from the store, trusted for a few seconds)."""
-        cached = self._keys.get(table_id)
-        if cached is not None and time.monotonic() - cached[1] < KEY_SECONDS:
-            return cached[0]
+    async def key(self, table_id: str, cached: bool = True) -> str | None:
+        """The table's signing key (from the store, trusted for a few
+        seconds unless ``cached`` is false)."""
+        kept = self._keys.get(table_id)
+        if cached and kept is not None and time.monotonic() - kept[1] < KEY_SECONDS:
+            return kept[0]
         record = await asyncio.to_thread(self.hub.store.table, table_id)
         if record is None:
             return None
@@ -261,13 +262,21 @@ class Cluster:
         connection is attached (its welcome comes from the owner), ``"local"``
         when this node took the table (an orphan) and the hello goes on as
         for any of its own, or the code it is refused with."""
-        key = await self.key(table_id)
-        if key is None:
-            return "bad_token"
-        try:
-            claims = auth.verify(key, msg.token, time.time())
-        except auth.TokenError as exc:
-            return exc.code
+        claims = None
+        for cached in (True, False):
+            key = await self.key(table_id, cached)
+            if key is None:
+                return "bad_token"
+            try:
+                claims = auth.verify(key, msg.token, time.time())
+                break
+            except auth.TokenError as exc:
+                # A key read a moment ago may have been rotated since: a
+                # token signed with the new one is checked again with the
+                # store's key before it is called forged.
+                if exc.code != "bad_token" or not cached:
+                    return exc.code
+        assert claims is not None
         owner = await asyncio.to_thread(self.leases.owner, table_id)
         if owner is None or owner == self.node:
             if await self.claim(table_id):
