@@ -205,6 +205,18 @@ class Cluster:
 
         host = self.hub.hosts.get(m.t)
         if host is None:
+            if await asyncio.to_thread(self.hub.store.table, m.t) is None:
+                # Deleted (the other node checked the token with a key it
+                # read before): refused as a node alone refuses it.
+                refused = wire.Shut(
+                    t=m.t,
+                    ref=m.ref,
+                    code=int(CloseCode.REFUSED),
+                    reason="bad_token",
+                    data=error_message("bad_token", {}, None),
+                )
+                self._to(m.node, refused)
+                return
             self._to(
                 m.node, wire.Shut(t=m.t, ref=m.ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
             )
@@ -283,7 +295,9 @@ class Cluster:
                 return "local"
             owner = await asyncio.to_thread(self.leases.owner, table_id)
             if owner is None or owner == self.node:
-                return "table_unavailable"
+                # Nobody could take it: deleted since its key was read, or
+                # its node is changing.
+                return "bad_token" if await self.key(table_id, cached=False) is None else "table_unavailable"
         conn.ref = next(self._refs)
         conn.role, conn.token_id, conn.label, conn.expires = (
             claims.role,

@@ -271,6 +271,8 @@ class Hub:
         host.deleted = True
         timers.disarm(host)
         self.hosts.pop(host.record.id, None)
+        if self.cluster is not None:  # its lease is no longer renewed
+            self.cluster.leases.forget(host.record.id)
 
     # -- tokens -------------------------------------------------------------
 
