@@ -40,7 +40,7 @@ from vigil.protocol import (
     encoder,
 )
 from vigil.rules.outcome import RuleError
-from vigil.table_commands import TableCreate, TableImport, TableList
+from vigil.table_commands import TableCreate, TableDelete, TableImport, TableList
 
 log = structlog.get_logger("vigil")
 SERVER = f"vigil/{__version__}"
@@ -244,10 +244,11 @@ async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
 
 def _elsewhere(hub: Hub, msg: Cmd | HistoryQuery) -> str | None:
     """The table an operator's request is about, if this node does not own
-    it (table.create, table.list and table.import concern no one table)."""
+    it (table.create, table.list and table.import concern no one table;
+    table.delete names its table in its body)."""
     if isinstance(msg, Cmd) and isinstance(msg.body, TableCreate | TableImport | TableList):
         return None
-    table = msg.table
+    table = msg.body.table if isinstance(msg, Cmd) and isinstance(msg.body, TableDelete) else msg.table
     return table if table is not None and table not in hub.hosts else None
 
 
