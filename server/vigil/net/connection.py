@@ -238,6 +238,11 @@ async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
     elif hub.cluster is not None and conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
         data = frame.encode() if isinstance(frame, str) else frame
         await hub.cluster.forward(conn, msg.id, data, table)
+    elif hub.cluster is not None and conn.ref and conn.role != "operator":
+        # Attached to another node's table, and let go since (it is being
+        # closed 1013): nothing is done here, where the table is not, and
+        # its client sends the request again once reconnected.
+        return
     else:
         await _request(hub, conn, msg)
 
