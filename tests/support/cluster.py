@@ -43,6 +43,9 @@ class VigilCluster:
     bus: str  # a redis:// URL
     root: Path  # each node's --data-dir is root / name
     nodes: dict[str, ServerProcess] = field(default_factory=dict)
+    # VIGIL_* settings every node starts with (a limit under test), set
+    # before the nodes are started.
+    env: dict[str, str] = field(default_factory=dict)
 
     def start(self, count: int) -> VigilCluster:
         """Start nodes until there are ``count`` of them."""
@@ -65,7 +68,7 @@ class VigilCluster:
         ]
         if self.nodes:
             args.append("--no-demo")
-        node = ServerProcess(data_dir=self.root / name, extra_args=args)
+        node = ServerProcess(data_dir=self.root / name, extra_args=args, env=dict(self.env))
         self.nodes[name] = node  # before start: a node that fails to start is still stopped
         node.start()
         return node

@@ -52,3 +52,16 @@ def test_clear_forgets_everything() -> None:
     replay.clear()
     assert len(replay) == 0 and replay.bytes == 0
     assert replay.missed("gm", 0, 1) is None
+
+
+def test_a_resume_reaches_the_last_rev_kept_not_the_tables() -> None:
+    """The table's rev runs ahead of the buffer while a commit is awaited:
+    a resume then gets what is kept, and its view is at the buffer's head
+    (another node's connection is told so, and gets the next rev's patch
+    from the edit's bundle)."""
+    replay = Replay(max_entries=10, max_bytes=10_000)
+    assert replay.head is None
+    replay.append(1, _rev(10))
+    replay.append(2, _rev(10))
+    assert replay.missed("gm", 2, 3) == [] and replay.head == 2
+    assert replay.missed("gm", 1, 3) == [b"x" * 10]

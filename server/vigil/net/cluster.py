@@ -94,6 +94,9 @@ class Cluster:
         self.bus = busmod.Bus(config.bus, self.node, self._on_message, self._on_lost)
         self.mirrors: dict[str, Mirror] = {}
         self.conns: dict[int, Conn] = {}  # this node's connections to other nodes' tables
+        # This node's operator connections waiting for a request forwarded
+        # (attached to no table, so not among ``conns``).
+        self._operators: dict[int, Conn] = {}
         self._refs = itertools.count(1)
         self._waiting: dict[tuple[int, str], asyncio.Future[None]] = {}
         self._keys: dict[str, tuple[str, float]] = {}
@@ -219,6 +222,18 @@ class Cluster:
 
         host = self.hub.hosts.get(m.t)
         if host is None:
+            if await asyncio.to_thread(self.hub.store.table, m.t) is None:
+                # Deleted (the other node checked the token with a key it
+                # read before): refused as a node alone refuses it.
+                refused = wire.Shut(
+                    t=m.t,
+                    ref=m.ref,
+                    code=int(CloseCode.REFUSED),
+                    reason="bad_token",
+                    data=error_message("bad_token", {}, None),
+                )
+                self._to(m.node, refused)
+                return
             self._to(
                 m.node, wire.Shut(t=m.t, ref=m.ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
             )
@@ -301,7 +316,9 @@ class Cluster:
                 return "local"
             owner = await asyncio.to_thread(self.leases.owner, table_id)
             if owner is None or owner == self.node:
-                return "table_unavailable"
+                # Nobody could take it: deleted since its key was read, or
+                # its node is changing.
+                return "bad_token" if await self.key(table_id, cached=False) is None else "table_unavailable"
         conn.ref = next(self._refs)
         conn.role, conn.token_id, conn.label, conn.expires = (
             claims.role,
@@ -349,6 +366,9 @@ class Cluster:
             owner, table_id = mirror.owner, conn.table or ""
         else:  # an operator's command for a table owned elsewhere
             operator = conn.token_id
+            if not conn.ref:
+                conn.ref = next(self._refs)
+            self._operators[conn.ref] = conn
             found = await asyncio.to_thread(self.leases.owner, table_id)
             if found is None:
                 hub.fanout.send(conn, error_message("table_unavailable", {}, msg_id))
@@ -381,6 +401,8 @@ class Cluster:
                 hub.fanout.send(conn, error_message("outcome_unknown", {}, msg_id))
         finally:
             self._waiting.pop((conn.ref, msg_id), None)
+            if operator is not None and not any(ref == conn.ref for ref, _ in self._waiting):
+                self._operators.pop(conn.ref, None)
 
     def leave(self, conn: Conn) -> None:
         """``conn`` closed (or was refused): its owner forgets it."""
@@ -462,6 +484,9 @@ class Cluster:
         conn = self.conns.get(m.ref)
         mirror = self.mirrors.get(m.t)
         if conn is None or mirror is None:
+            operator = self._operators.get(m.ref)
+            if operator is not None and isinstance(m, wire.Answer | wire.Shut):
+                self._to_operator(operator, m)
             return
         mirror.heard = time.monotonic()
         fanout = self.hub.fanout
@@ -481,6 +506,18 @@ class Cluster:
                 if m.data:
                     fanout.send(conn, m.data)
                 self._shut(conn, CloseCode(m.code), m.reason)
+
+    def _to_operator(self, conn: Conn, m: wire.Answer | wire.Shut) -> None:
+        """The owner's answer to an operator's request it was forwarded, or
+        its refusal to take it (the table moved: not done, the client sends
+        it again once reconnected)."""
+        if isinstance(m, wire.Answer):
+            self.hub.fanout.send(conn, m.data)
+            self._answered(m.ref, m.id)
+            return
+        if m.data:
+            self.hub.fanout.send(conn, m.data)
+        self._shut(conn, CloseCode(m.code), m.reason)
 
     def _answered(self, ref: int, msg_id: str) -> None:
         waiter = self._waiting.get((ref, msg_id))

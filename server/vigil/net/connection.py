@@ -40,7 +40,7 @@ from vigil.protocol import (
     encoder,
 )
 from vigil.rules.outcome import RuleError
-from vigil.table_commands import TableCreate, TableImport, TableList
+from vigil.table_commands import TableCreate, TableDelete, TableImport, TableList
 
 log = structlog.get_logger("vigil")
 SERVER = f"vigil/{__version__}"
@@ -238,16 +238,22 @@ async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
     elif hub.cluster is not None and conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
         data = frame.encode() if isinstance(frame, str) else frame
         await hub.cluster.forward(conn, msg.id, data, table)
+    elif hub.cluster is not None and conn.ref and conn.role != "operator":
+        # Attached to another node's table, and let go since (it is being
+        # closed 1013): nothing is done here, where the table is not, and
+        # its client sends the request again once reconnected.
+        return
     else:
         await _request(hub, conn, msg)
 
 
 def _elsewhere(hub: Hub, msg: Cmd | HistoryQuery) -> str | None:
     """The table an operator's request is about, if this node does not own
-    it (table.create, table.list and table.import concern no one table)."""
+    it (table.create, table.list and table.import concern no one table;
+    table.delete names its table in its body)."""
     if isinstance(msg, Cmd) and isinstance(msg.body, TableCreate | TableImport | TableList):
         return None
-    table = msg.table
+    table = msg.body.table if isinstance(msg, Cmd) and isinstance(msg.body, TableDelete) else msg.table
     return table if table is not None and table not in hub.hosts else None
 
 

@@ -147,8 +147,13 @@ class FanOut:
             missed = host.replay.missed(key, resume[1], table.rev)
             if missed is not None:
                 if isinstance(conn, RemoteConn):
+                    # The rev they bring its view to: the last one published,
+                    # not the table's, which may be ahead while its commit is
+                    # awaited (its patch follows in the edit's bundle).
+                    head = host.replay.head
+                    reached = head if missed and head is not None else resume[1]
                     if self.relay is not None:
-                        self.relay.send(conn, missed, table.rev, table.epoch)
+                        self.relay.send(conn, missed, reached, table.epoch)
                     return True
                 for message in missed:
                     self.send(conn, message)

@@ -290,7 +290,7 @@ class Hub:
         host.deleted = True
         timers.disarm(host)
         self.hosts.pop(host.record.id, None)
-        self._forget(host.record.id)
+        self._forget(host.record.id)  # its lease is no longer renewed
 
     # -- tokens -------------------------------------------------------------
 

@@ -47,6 +47,12 @@ class Replay:
         self._revs.clear()
         self.bytes = 0
 
+    @property
+    def head(self) -> int | None:
+        """The newest rev kept: the last one published (the table's own rev
+        may be ahead of it while that rev's commit is awaited)."""
+        return self._revs[-1][0] if self._revs else None
+
     def missed(self, key: str, after: int, head: int) -> list[bytes] | None:
         """The messages of audience ``key`` for every rev after ``after`` up
         to ``head``, in order; None when one of them is no longer kept (or
