@@ -318,7 +318,7 @@ class Cluster:
             if owner is None or owner == self.node:
                 # Nobody could take it: deleted since its key was read, or
                 # its node is changing.
-                return "bad_token" if await self.key(table_id, cached=False) is None else "table_unavailable"
+                return "bad_token" if await self.key(table_id, fresh=True) is None else "table_unavailable"
         conn.ref = next(self._refs)
         conn.role, conn.token_id, conn.label, conn.expires = (
             claims.role,
