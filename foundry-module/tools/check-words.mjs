@@ -42,10 +42,7 @@ const PRODUCERS = ["tests/rules", "tests/protocol", "tests/server", "tests/unit"
 /** Codes no test produces, and why each is left so. */
 export const NOT_PRODUCED = {
   events: {},
-  errors: {
-    outcome_unknown: "only a node of a cluster that goes away mid-command answers it; no captured suite runs a cluster yet",
-    table_unavailable: "only a table moving between the nodes of a cluster answers it; no captured suite runs a cluster yet",
-  },
+  errors: {},
 };
 
 /** What may not be in a sentence shown to people, by name. */
