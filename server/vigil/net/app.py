@@ -45,7 +45,9 @@ async def start(config: Config) -> tuple[Hub, Server]:
     store = open_store(config.store, config.db_path, config.durability)
     hub = Hub(config, store)
     await hub.start()
-    if config.demo and not hub.hosts:
+    # Only into an empty store: a node of a cluster may hold none of the
+    # tables (all owned by the other nodes) of a store that has them all.
+    if config.demo and not hub.hosts and not await asyncio.to_thread(store.tables):
         hub.demo_tokens = await create_demo(hub)
     if config.metrics_port is not None:
         await listen_metrics(hub)
