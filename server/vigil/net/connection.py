@@ -232,9 +232,16 @@ async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
         await _answer(conn, encoder.encode(Pong(id=msg.id)))
     elif isinstance(msg, Hello):
         await _answer(conn, error_message("bad_message", {"reason": "already said hello"}, None))
-    elif hub.cluster is not None and hub.cluster.remote(conn):
-        data = frame.encode() if isinstance(frame, str) else frame
-        await hub.cluster.forward(conn, msg.id, data)
+    elif hub.cluster is not None and conn.ref:
+        # Attached to another node's table: forwarded to its owner. Once
+        # detached (its table moved: the connection is closing with 1013),
+        # a frame still read from it is dropped unanswered, as a command
+        # that meets a moved table is (vigil.net.writer.Moved): its client
+        # sends it again once reconnected. Run here, it would be refused as
+        # for an unknown table.
+        if hub.cluster.remote(conn):
+            data = frame.encode() if isinstance(frame, str) else frame
+            await hub.cluster.forward(conn, msg.id, data)
     elif hub.cluster is not None and conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
         data = frame.encode() if isinstance(frame, str) else frame
         await hub.cluster.forward(conn, msg.id, data, table)
