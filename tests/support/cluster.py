@@ -9,7 +9,9 @@ table (its banner holds the demo tokens); the others start with
 killed node's tables move within seconds.
 
 ``wait_owner`` polls PostgreSQL for the table's lease until it satisfies the
-test or a bound passes: failover is waited for, never timed.
+test or a bound passes: failover is waited for, never timed. ``pause`` and
+``resume`` freeze a node (SIGSTOP) and wake it (SIGCONT), as a process
+stalled past its lease; ``env`` gives the nodes started next settings.
 """
 
 from __future__ import annotations
@@ -43,8 +45,7 @@ class VigilCluster:
     bus: str  # a redis:// URL
     root: Path  # each node's --data-dir is root / name
     nodes: dict[str, ServerProcess] = field(default_factory=dict)
-    # VIGIL_* settings every node starts with (a limit under test), set
-    # before the nodes are started.
+    # VIGIL_* settings of every node started from now on.
     env: dict[str, str] = field(default_factory=dict)
 
     def start(self, count: int) -> VigilCluster:
@@ -89,13 +90,34 @@ class VigilCluster:
         """SIGTERM: the node shuts down as it does when told to."""
         return self.nodes[name].stop()
 
+    def pause(self, name: str) -> None:
+        """SIGSTOP: the node is frozen (its sockets stay open, nothing is
+        read or written), as a process stalled past its lease would be."""
+        proc = self.nodes[name].proc
+        assert proc is not None
+        proc.send_signal(signal.SIGSTOP)
+        # Stopped once the kernel says so (state T), not when the signal is sent.
+        stat = Path(f"/proc/{proc.pid}/stat")
+        deadline = time.monotonic() + 5
+        while stat.read_text().rsplit(")", 1)[1].split()[0] != "T":
+            assert time.monotonic() < deadline, f"{name} did not stop"
+            time.sleep(0.01)
+
+    def resume(self, name: str) -> None:
+        """SIGCONT: the frozen node runs on, believing what it believed."""
+        proc = self.nodes[name].proc
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGCONT)
+
     def restart(self, name: str) -> ServerProcess:
         """Stop (if still running) and start again on the same port."""
         return self.nodes[name].restart()
 
     def stop_all(self) -> None:
-        """Stop every node as told to; one that does not stop is killed."""
-        for node in self.nodes.values():
+        """Stop every node as told to (one left frozen is woken first); one
+        that does not stop is killed."""
+        for name, node in self.nodes.items():
+            self.resume(name)
             try:
                 node.stop()
             except subprocess.TimeoutExpired:

@@ -47,7 +47,9 @@ async def start(config: Config) -> tuple[Hub, Server]:
     hub = Hub(config, store)
     await hub.start()
     if config.demo and not hub.hosts and (hub.cluster is None or not await asyncio.to_thread(store.tables)):
-        # A cluster makes it once: on the first node started on an empty store.
+        # Only into an empty store: a node of a cluster may hold none of the
+        # tables of a store that has them all (a race of two first nodes
+        # ends with one demo table).
         with contextlib.suppress(Refused):
             hub.demo_tokens = await create_demo(hub)
     if config.metrics_port is not None:

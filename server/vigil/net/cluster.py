@@ -98,6 +98,12 @@ class Cluster:
         # (attached to no table, so not among ``conns``).
         self._operators: dict[int, Conn] = {}
         self._refs = itertools.count(1)
+        # Taking tables (a sweep's orphans, a hello's claim) one at a time:
+        # a lease of this node's own can be taken again, so two takes of one
+        # table at once would both succeed and load it twice, the second copy
+        # replacing the first in the hub while commands still commit through
+        # the first (the second then conflicts with the log forever).
+        self._taking = asyncio.Lock()
         self._waiting: dict[tuple[int, str], asyncio.Future[None]] = {}
         self._keys: dict[str, tuple[str, float]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -165,20 +171,24 @@ class Cluster:
             for peer in [p for p in host.remote.values() if p.node not in live]:
                 self.hub.leave(host, peer)
         share = await asyncio.to_thread(self.leases.share)
-        want = share - len(self.hub.hosts)
-        if want > 0:
-            orphans = await asyncio.to_thread(self.leases.orphans, want)
-            taken = await asyncio.to_thread(self.leases.take, orphans)
-            for table_id in taken:
-                await self.hub.adopt(table_id)
+        async with self._taking:
+            want = share - len(self.hub.hosts)
+            if want > 0:
+                orphans = await asyncio.to_thread(self.leases.orphans, want)
+                taken = await asyncio.to_thread(self.leases.take, orphans)
+                for table_id in taken:
+                    await self.hub.adopt(table_id)
 
     async def claim(self, table_id: str) -> bool:
         """Take ``table_id`` now if nobody owns it (a hello found it orphaned)."""
-        taken = await asyncio.to_thread(self.leases.take, [table_id])
-        if table_id not in taken:
-            return False
-        await self.hub.adopt(table_id)
-        return table_id in self.hub.hosts
+        async with self._taking:
+            if table_id in self.hub.hosts:  # taken meanwhile by this node
+                return True
+            taken = await asyncio.to_thread(self.leases.take, [table_id])
+            if table_id not in taken:
+                return False
+            await self.hub.adopt(table_id)
+            return table_id in self.hub.hosts
 
     # -- the owner's side: reaching other nodes' connections (FanOut.relay) ----
 

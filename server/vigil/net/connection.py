@@ -24,7 +24,7 @@ from vigil.close_codes import CloseCode
 from vigil.net import commands, metrics
 from vigil.net.errors import Refused, error_message
 from vigil.net.fanout import Reply
-from vigil.net.host import Conn, Peer, RemoteConn
+from vigil.net.host import Conn, Peer, RemoteConn, TableHost
 from vigil.net.hub import Hub
 from vigil.net.writer import Moved
 from vigil.plain_errors import refusal
@@ -40,6 +40,7 @@ from vigil.protocol import (
     encoder,
 )
 from vigil.rules.outcome import RuleError
+from vigil.store.base import TokenRecord
 from vigil.table_commands import TableCreate, TableDelete, TableImport, TableList
 
 log = structlog.get_logger("vigil")
@@ -179,8 +180,31 @@ async def enter(
         hub.fanout.send(peer, encoder.encode(welcome))
         return None
     host = hub.hosts.get(claims.table)
+    unavailable = CloseCode.TRY_AGAIN_LATER, "table_unavailable", error_message("table_unavailable", {}, None)
     if host is None:  # moved meanwhile
-        return CloseCode.TRY_AGAIN_LATER, "table_unavailable", error_message("table_unavailable", {}, None)
+        return unavailable
+    # Under the table's lock: an edit holds it from its change in memory to
+    # its patches sent, so the view a newcomer is sent (a snapshot, or a
+    # replay up to the table's rev) is of published revs only — never of an
+    # edit still committing, whose patch would then come after the
+    # snapshot that already had it (or be taken as replayed when it was
+    # not), and which may yet fail.
+    async with host.lock:
+        if hub.hosts.get(claims.table) is not host:  # moved or deleted meanwhile
+            return unavailable
+        return _join(hub, host, peer, claims, record, resume, attached)
+
+
+def _join(
+    hub: Hub,
+    host: TableHost,
+    peer: Peer,
+    claims: auth.Claims,
+    record: TokenRecord,
+    resume: tuple[int, int] | None,
+    attached: Callable[[RemoteConn], None] | None,
+) -> tuple[CloseCode, str, bytes] | None:
+    """The rest of :func:`enter`, the table's lock held."""
     if host.record.archived and claims.role != "gm":
         return CloseCode.REFUSED, "archived", error_message("archived", {}, None)
     peer.table = claims.table
@@ -232,9 +256,16 @@ async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
         await _answer(conn, encoder.encode(Pong(id=msg.id)))
     elif isinstance(msg, Hello):
         await _answer(conn, error_message("bad_message", {"reason": "already said hello"}, None))
-    elif hub.cluster is not None and hub.cluster.remote(conn):
-        data = frame.encode() if isinstance(frame, str) else frame
-        await hub.cluster.forward(conn, msg.id, data)
+    elif hub.cluster is not None and conn.ref:
+        # Attached to another node's table: forwarded to its owner. Once
+        # detached (its table moved: the connection is closing with 1013),
+        # a frame still read from it is dropped unanswered, as a command
+        # that meets a moved table is (vigil.net.writer.Moved): its client
+        # sends it again once reconnected. Run here, it would be refused as
+        # for an unknown table.
+        if hub.cluster.remote(conn):
+            data = frame.encode() if isinstance(frame, str) else frame
+            await hub.cluster.forward(conn, msg.id, data)
     elif hub.cluster is not None and conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
         data = frame.encode() if isinstance(frame, str) else frame
         await hub.cluster.forward(conn, msg.id, data, table)
