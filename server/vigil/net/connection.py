@@ -256,7 +256,7 @@ async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
         await _answer(conn, encoder.encode(Pong(id=msg.id)))
     elif isinstance(msg, Hello):
         await _answer(conn, error_message("bad_message", {"reason": "already said hello"}, None))
-    elif hub.cluster is not None and conn.ref:
+    elif hub.cluster is not None and conn.ref and conn.table is not None:
         # Attached to another node's table: forwarded to its owner. Once
         # detached (its table moved: the connection is closing with 1013),
         # a frame still read from it is dropped unanswered, as a command

@@ -229,7 +229,7 @@ class FanOut:
             return
         conn.behind = False
         host = self._hosts.get(conn.table or "")
-        if host is None and conn.ref:
+        if host is None and conn.ref and conn.table is not None:
             # Another node's table: its view is there; it resumes (1013).
             await conn.ws.close(CloseCode.TRY_AGAIN_LATER, "resync")
             return
