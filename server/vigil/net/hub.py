@@ -389,6 +389,11 @@ class Hub:
         self.fanout.catch_up(host, conn, resume)
         if timers.resumes_for(host, conn):
             self._spawn(self.writer.resume_with_gm(host))
+        elif conn.role == "gm" and host.table.anchor.mode == "running" and host.gm_count() == 1:
+            # The first GM of a running clock: its presence is marked at
+            # once, not at the next mark, so that a crash (or a failover)
+            # in the meantime does not stop the clock where it stood before.
+            self._spawn(self._call(self.store.mark_presence, [host.table.id], time.time()))
 
     def unsubscribe(self, conn: Conn) -> None:
         if self.cluster is not None and self.cluster.remote(conn):

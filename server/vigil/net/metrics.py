@@ -94,7 +94,8 @@ TIMER_LAG: Final = Histogram(
 MOVED: Final = Counter(
     "vigil_tables_moved",
     "Tables given up because another node took them over (table_moved), a commit's outcome "
-    "could not be known (outcome_unknown), or the leases could not be renewed in time (lease_unknown)",
+    "could not be known (outcome_unknown), the store held another entry at its rev (conflict), or "
+    "the leases could not be renewed in time (lease_unknown)",
     ["reason"],
     registry=None,
 )

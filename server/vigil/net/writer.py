@@ -262,23 +262,30 @@ class Writer:
 
     async def _durable(self, host: TableHost, entries: list[LogEntry], edit: Edit) -> None:
         """Stage 3: the log entries, then the write beyond the log. A store
-        that refuses (Conflict) did nothing; one that fenced this node off
-        means the table is another's now; any other failure of the store
-        leaves the outcome unknown (it may have been committed): either
-        way the table is given up (:class:`Moved`)."""
+        that fenced this node off means the table is another's now; one that
+        holds something else at this rev (Conflict) means this node's copy
+        is behind the store; any other failure of the store leaves the
+        outcome unknown (it may have been committed). Each way nothing is
+        sent and the table is given up (:class:`Moved`): its connections
+        resume where the store's truth is served (this node reloads it, or
+        another node owns it)."""
         try:
             if entries:
                 await self.committer.commit(entries)
             if edit.write is not None:
                 await asyncio.to_thread(edit.write, self.store)
-        except Fenced as exc:
-            self.give_up(host, "table_moved")
-            raise Moved() from exc
-        except (Conflict, asyncio.CancelledError):
+        except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.error("outcome_unknown", table=host.table.id, error=str(exc))
-            self.give_up(host, "outcome_unknown")
+            reason = (
+                "table_moved"
+                if isinstance(exc, Fenced)
+                else "conflict"
+                if isinstance(exc, Conflict)
+                else "outcome_unknown"
+            )
+            log.error(reason, table=host.table.id, error=str(exc))
+            self.give_up(host, reason)
             raise Moved() from exc
 
     def _entries(self, table: Table, changes: list[Change], request: str | None) -> list[LogEntry]:
