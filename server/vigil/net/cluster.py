@@ -179,6 +179,12 @@ class Cluster:
                 for table_id in taken:
                     await self.hub.adopt(table_id)
 
+    def holding(self) -> bool:
+        """Whether this node's leases are surely still its own: its last
+        renewal began less than a lease ago (by this node's clock, which
+        only measures the interval)."""
+        return time.monotonic() - self._renewed < self.leases.ttl
+
     async def claim(self, table_id: str) -> bool:
         """Take ``table_id`` now if nobody owns it (a hello found it orphaned)."""
         async with self._taking:

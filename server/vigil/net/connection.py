@@ -183,6 +183,10 @@ async def enter(
     unavailable = CloseCode.TRY_AGAIN_LATER, "table_unavailable", error_message("table_unavailable", {}, None)
     if host is None:  # moved meanwhile
         return unavailable
+    if hub.cluster is not None and not hub.cluster.holding():
+        # Its leases may have run out (it was paused or cut off): another
+        # node may own the table by now, and its view here may be stale.
+        return unavailable
     # Under the table's lock: an edit holds it from its change in memory to
     # its patches sent, so the view a newcomer is sent (a snapshot, or a
     # replay up to the table's rev) is of published revs only — never of an
