@@ -413,6 +413,11 @@ def _verdicts(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if any(arg.split("=", 1)[0] in ("--nodes", "--store") for arg in argv):
+        from bench import cluster  # Vigil as nodes of a cluster: its own options
+
+        return cluster.main(argv)
     args = parse(argv)
     report = asyncio.run(main_async(args))
     print(render(report))
