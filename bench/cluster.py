@@ -274,6 +274,7 @@ async def run_nodes(
             load = os.getloadavg()[0]
             summary = loadgen_summary(await gen.run_phase(args.rate, args.seconds))
             summary["loadavg_1m_before"] = round(load, 2)
+            summary["closed_by_server"] = gen.closed_by_server()  # since the run's start
             result["phases"][name] = summary
             log(f"  {name}: {_brief(summary, list(nodes))}")
         result["health"] = {name: node.health() for name, node in nodes.items()}
@@ -401,6 +402,9 @@ def render(report: dict[str, Any]) -> str:
             return str(phase["gen_cpu_share"])
         if what == "load":
             return str(phase["loadavg_1m_before"])
+        if what == "closed":
+            return ", ".join(f"{n} {why}" for why, n in phase["closed_by_server"].items()) or "0"
+
         raise ValueError(what)
 
     rate = f"{report['config']['rate']:g}/s"
@@ -420,6 +424,7 @@ def render(report: dict[str, Any]) -> str:
         ("all servers' CPU µs/cmd", "everything"),
         ("generator CPU share", "gen"),
         ("load average before", "load"),
+        ("closed by the server, so far", "closed"),
     ]
     header = ["figure", *[title for title, _r, _p in cols]]
     table = [header, *[[label, *[cell(r, p, what) for _t, r, p in cols]] for label, what in rows]]

@@ -275,6 +275,12 @@ class Generator:
     def _spectators(self, t: TableRun) -> int:
         return self.spectators
 
+    def closed_by_server(self) -> dict[str, int]:
+        """How many connections the server closed so far, by code and reason
+        (none, unless something went wrong: the generator does not reconnect,
+        so their tables' commands stop finishing)."""
+        return dict(Counter(r for t in self.tables for c in t.conns if (r := c.ws.closed_by_server)))
+
     async def close(self) -> None:
         conns = [c for t in self.tables for c in t.conns]
         for i in range(0, len(conns), 200):

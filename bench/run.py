@@ -7,6 +7,9 @@ wire size and restart time. One command:
 Both servers run as subprocesses on 127.0.0.1 and face the same generator
 (this process), one after the other: the baseline, then Vigil once per
 durability mode. Prints a table, then one JSON line (prefixed ``BENCH_JSON``).
+
+``--nodes`` or ``--store`` hands the whole command line to
+:mod:`bench.cluster` (Vigil as nodes of a cluster on PostgreSQL and Redis).
 """
 
 from __future__ import annotations

@@ -53,6 +53,7 @@ def _check_phase(phase: dict[str, Any], nodes: list[str], took: float) -> int:
     assert phase["scheduled"] == commands
     assert phase["completed"] == commands and phase["errors"] == 0, phase["error_codes"]
     assert phase["unsent"] == 0 and phase["unfinished"] == 0
+    assert phase["closed_by_server"] == {}  # the generator does not reconnect
     assert 0 < phase["p50_ms"] <= phase["p99_ms"] <= phase["max_ms"] < took * 1000
     assert set(phase["cpu_s_by"]) == {*nodes, *SERVERS}
     assert all(cpu >= 0 for cpu in phase["cpu_s_by"].values())
