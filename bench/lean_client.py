@@ -88,6 +88,12 @@ class LeanConnection(asyncio.Protocol):
             elif transport.can_write_eof():
                 transport.write_eof()
 
+    @property
+    def closed_by_server(self) -> str | None:
+        """The server's close frame ("1013 resync"), once it sent one."""
+        close = self.protocol.close_rcvd
+        return None if close is None else f"{int(close.code)} {close.reason}".strip()
+
     # -- use ---------------------------------------------------------------------
 
     def send_text(self, data: bytes) -> None:

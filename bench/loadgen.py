@@ -15,7 +15,8 @@ import functools
 import itertools
 import random
 import time
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +53,8 @@ class Conn:
     role: str
     char: str | None = None
     rev: int = -1
-    is_gm: bool = False
+    is_gm: bool = False  # the table's GM view is kept from this connection's frames
+    node: str = ""  # the server it is connected to (cluster runs: bench.cluster)
 
 
 @dataclass(eq=False)
@@ -64,6 +66,7 @@ class Rec:
     scheduled: float
     sent: float = 0.0
     rev: int | None = None
+    tags: tuple[str, ...] = ()  # figures kept apart for it too (Phase.tagged)
 
 
 @dataclass(eq=False)
@@ -85,6 +88,30 @@ class TableRun:
     busy: set[str] = field(default_factory=set)
     table_busy: bool = False
     local: dict[str, workload.CharLocal] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class Want:
+    """A connection to open. Only a ``primary`` one is the table's GM view
+    (``TableRun.gm``) or its character's player (``TableRun.owner_conn``);
+    another is an extra copy on some server (bench.cluster)."""
+
+    table: TableRun
+    role: str
+    token: str
+    char: str | None
+    url: str
+    node: str = ""
+    primary: bool = True
+
+
+# (user, system) CPU seconds of something measured over each phase.
+Meter = Callable[[], tuple[float, float]]
+
+
+def _pct(ms: list[float], p: float) -> float | None:
+    """The ``p`` quantile of sorted ``ms``."""
+    return round(ms[min(len(ms) - 1, int(p * len(ms)))], 3) if ms else None
 
 
 @dataclass
@@ -111,15 +138,15 @@ class Phase:
     server_cpu: float = 0.0
     server_sys: float = 0.0
     wall: float = 0.0
+    cpu_by: dict[str, float] = field(default_factory=dict)  # per Generator.meters name
+    tagged: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    tag_errors: Counter[str] = field(default_factory=Counter)
 
     def summary(self) -> dict[str, Any]:
-        lat = sorted(self.latencies)
-        ms = [x * 1000 for x in lat]
+        ms = sorted(x * 1000 for x in self.latencies)
 
         def pct(p: float) -> float | None:
-            if not ms:
-                return None
-            return round(ms[min(len(ms) - 1, int(p * len(ms)))], 3)
+            return _pct(ms, p)
 
         done = max(self.completed + sum(self.errors.values()), 1)
         return {
@@ -153,6 +180,17 @@ class Phase:
             "gen_cpu_share": round(self.gen_cpu / self.wall, 3) if self.wall else None,
             "server_cpu_share": round(self.server_cpu / self.wall, 3) if self.wall else None,
             "categories": dict(self.categories),
+            "cpu_s_by": {name: round(cpu, 3) for name, cpu in self.cpu_by.items()},
+            "by_tag": {tag: self._tag_summary(tag) for tag in sorted({*self.tagged, *self.tag_errors})},
+        }
+
+    def _tag_summary(self, tag: str) -> dict[str, Any]:
+        ms = sorted(x * 1000 for x in self.tagged.get(tag, ()))
+        return {
+            "completed": len(ms),
+            "errors": self.tag_errors[tag],
+            "p50_ms": _pct(ms, 0.50),
+            "p99_ms": _pct(ms, 0.99),
         }
 
 
@@ -172,47 +210,61 @@ class Generator:
         self.weights = [workload.MIX[c][0] for c in self.categories]
         self.loop = asyncio.get_running_loop()
         self.failures: list[str] = []
+        # What each phase measures the CPU of, and which of them are "the
+        # server" (summed into server_cpu); a cluster run adds its nodes,
+        # Redis and PostgreSQL (bench.cluster).
+        self.meters: dict[str, Meter] = {"server": functools.partial(cpu_times, server.pid)}
+        self.server_meters: tuple[str, ...] = ("server",)
 
     def _fits(self, systems: tuple[str, ...]) -> bool:
         return any(s in self.by_system for s in systems)
 
     # -- connections --------------------------------------------------------
 
+    def _wants(self) -> list[Want]:
+        """Every table's GM, players and spectators, on the one server."""
+        url = self.server.ws_url
+        wants: list[Want] = []
+        for t in self.tables:
+            wants.append(Want(t, "gm", t.gm_token, None, url))
+            for token, char in t.player_tokens:
+                wants.append(Want(t, "player", token, char, url))
+            spectators = range(self._spectators(t))
+            wants.extend(Want(t, "spectator", t.spectator_token, None, url) for _ in spectators)
+        return wants
+
     async def connect_all(self, concurrency: int = 32) -> int:
         gate = asyncio.Semaphore(concurrency)
-        plans: list[tuple[TableRun, str, str, str | None]] = []
-        for t in self.tables:
-            plans.append((t, "gm", t.gm_token, None))
-            for token, char in t.player_tokens:
-                plans.append((t, "player", token, char))
-            plans.extend((t, "spectator", t.spectator_token, None) for _ in range(self._spectators(t)))
 
-        async def one(t: TableRun, role: str, token: str, char: str | None) -> None:
+        async def one(want: Want) -> None:
+            t, role, char = want.table, want.role, want.char
             async with gate:
                 for attempt in range(5):
                     try:
-                        ws = await LeanConnection.open(self.server.ws_url)
+                        ws = await LeanConnection.open(want.url)
                         break
                     except (OSError, Closed):
                         if attempt == 4:
                             raise
                         await asyncio.sleep(0.2 * (attempt + 1))
-                hello = {"type": "hello", "protocol": 1, "token": token}
+                hello = {"type": "hello", "protocol": 1, "token": want.token}
                 ws.send_text(_enc.encode(hello))
                 welcome = msgspec.json.decode(await ws.recv())
                 if welcome.get("type") != "welcome":
                     raise RuntimeError(f"refused: {welcome}")
                 snapshot = msgspec.json.decode(await ws.recv())
-                conn = Conn(ws=ws, table=t, role=role, char=char, rev=snapshot["rev"], is_gm=role == "gm")
+                primary = want.primary
+                is_gm = role == "gm" and primary
+                conn = Conn(ws, t, role, char, rev=snapshot["rev"], is_gm=is_gm, node=want.node)
                 if conn.is_gm:
                     t.gm = conn
                     t.view = snapshot["state"]
-                if char is not None:
+                if char is not None and primary:
                     t.owner_conn[char] = conn
                 t.conns.append(conn)
                 ws.on_message = functools.partial(self._on_message, conn)
 
-        await asyncio.gather(*(one(*p) for p in plans))
+        await asyncio.gather(*(one(want) for want in self._wants()))
         for t in self.tables:
             revs = {c.rev for c in t.conns}
             if len(revs) != 1:
@@ -222,6 +274,12 @@ class Generator:
 
     def _spectators(self, t: TableRun) -> int:
         return self.spectators
+
+    def closed_by_server(self) -> dict[str, int]:
+        """How many connections the server closed so far, by code and reason
+        (none, unless something went wrong: the generator does not reconnect,
+        so their tables' commands stop finishing)."""
+        return dict(Counter(r for t in self.tables for c in t.conns if (r := c.ws.closed_by_server)))
 
     async def close(self) -> None:
         conns = [c for t in self.tables for c in t.conns]
@@ -303,6 +361,11 @@ class Generator:
         else:
             phase.completed += 1
             phase.latencies.append(now - rec.scheduled)
+        for tag in rec.tags:
+            if error is None:
+                phase.tagged[tag].append(now - rec.scheduled)
+            else:
+                phase.tag_errors[tag] += 1
 
     # -- sending ------------------------------------------------------------
 
@@ -320,7 +383,7 @@ class Generator:
                 assert t.gm is not None
                 t.table_busy = True
                 rec = Rec(f"b{next(self.ids)}", t, None, category, scheduled)
-                return rec, t.gm, body
+                return rec, self._route(rec, t.gm), body
             idle = [c for c in t.chars if c not in t.busy]
             if not idle:
                 continue
@@ -331,8 +394,14 @@ class Generator:
             sender = owner if (choice.by_owner and owner is not None) else t.gm
             assert sender is not None
             t.busy.add(char)
-            return Rec(f"b{next(self.ids)}", t, char, category, scheduled), sender, choice.body
+            rec = Rec(f"b{next(self.ids)}", t, char, category, scheduled)
+            return rec, self._route(rec, sender), choice.body
         return None
+
+    def _route(self, rec: Rec, sender: Conn) -> Conn:
+        """The connection that sends ``rec`` (chosen for it: ``sender``);
+        a cluster run may send it on another node's copy and tag it."""
+        return sender
 
     async def run_phase(self, rate: float, duration: float, drain: float = 5.0) -> Phase:
         """Send ``rate`` commands/s for ``duration`` s on a fixed schedule,
@@ -340,7 +409,7 @@ class Generator:
         phase = Phase(rate=rate, duration=duration)
         self.phase = phase
         cpu0, wall0 = self_cpu(), time.perf_counter()
-        user0, sys0 = cpu_times(self.server.pid)
+        before = {name: meter() for name, meter in self.meters.items()}
         start = time.perf_counter() + 0.02
         total = int(rate * duration)
         phase.scheduled = total
@@ -384,9 +453,12 @@ class Generator:
         phase.unfinished = len(self.inflight)
         phase.wall = time.perf_counter() - wall0
         phase.gen_cpu = self_cpu() - cpu0
-        user1, sys1 = cpu_times(self.server.pid)
-        phase.server_cpu = (user1 - user0) + (sys1 - sys0)
-        phase.server_sys = sys1 - sys0
+        for name, meter in self.meters.items():
+            (user0, sys0), (user1, sys1) = before[name], meter()
+            phase.cpu_by[name] = (user1 - user0) + (sys1 - sys0)
+            if name in self.server_meters:
+                phase.server_cpu += phase.cpu_by[name]
+                phase.server_sys += sys1 - sys0
         self.phase = None
         # Forget what never finished so that its characters are usable again.
         for rec in list(self.inflight.values()):

@@ -37,6 +37,38 @@ def cpu_times(pid: int) -> tuple[float, float]:
     return int(fields[11]) / TICKS, int(fields[12]) / TICKS
 
 
+def tree_cpu_times(pid: int) -> tuple[float, float]:
+    """(user, system) seconds of ``pid`` and every process under it, with
+    what their children that ended took (``cutime``/``cstime``): the whole
+    of a server made of processes (PostgreSQL's postmaster and its
+    backends). A process that ends between two readings and is not yet
+    reaped is missed for its last stretch."""
+    children: dict[int, list[int]] = {}
+    times: dict[int, tuple[float, float]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        child = int(entry)
+        children.setdefault(int(fields[1]), []).append(child)
+        times[child] = (
+            (int(fields[11]) + int(fields[13])) / TICKS,
+            (int(fields[12]) + int(fields[14])) / TICKS,
+        )
+    user = system = 0.0
+    todo = [pid]
+    while todo:
+        current = todo.pop()
+        u, s = times.get(current, (0.0, 0.0))
+        user, system = user + u, system + s
+        todo.extend(children.get(current, ()))
+    return user, system
+
+
 def cpu_seconds(pid: int) -> float:
     """utime + stime of ``pid``."""
     user, system = cpu_times(pid)
@@ -70,6 +102,7 @@ class ServerProc:
     operator_token: str = ""
     src: Path | None = None  # another checkout's server/ to run instead of this one
     loop: str = "auto"  # the event loop (vigil.event_loop.LOOPS); both servers alike
+    extra_args: list[str] = field(default_factory=list)  # more `vigil serve` options (bench.cluster)
 
     @property
     def ws_url(self) -> str:
@@ -105,6 +138,7 @@ class ServerProc:
             # Left out for "auto", so that an A/B run (--vigil-src) can run
             # a version of Vigil from before the setting existed.
             *(["--event-loop", self.loop] if self.loop != "auto" else []),
+            *self.extra_args,
         ]
 
     def start(self, timeout: float = 120.0) -> float:

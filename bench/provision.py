@@ -4,6 +4,7 @@ front doors: Vigil's operator and GM commands, the baseline's plain tokens."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -62,14 +63,20 @@ class Rpc:
         await self.ws.close()
 
 
-async def vigil_tables(server: ServerProc, tables: int, players: int, chars: int) -> list[TableRun]:
+async def vigil_tables(
+    server: ServerProc, tables: int, players: int, chars: int, indexes: Sequence[int] | None = None
+) -> list[TableRun]:
+    """The plan's tables (only those at ``indexes``, if given: a cluster
+    run makes each node's share through that node), made and filled
+    through ``server``."""
     op = await Rpc.open(server.ws_url, server.operator_token)
-    runs: list[TableRun] = []
-    plan = layout(tables, players, chars)
+    whole = layout(tables, players, chars)
+    plan = [whole[i] for i in (range(tables) if indexes is None else indexes)]
+    names = [f"Bench {i}" for i in (range(tables) if indexes is None else indexes)]
     try:
         created = []
-        for i, (system, _ids, _owners) in enumerate(plan):
-            created.append(await op.cmd({"type": "table.create", "system": system, "name": f"Bench {i}"}))
+        for (system, _ids, _owners), name in zip(plan, names, strict=True):
+            created.append(await op.cmd({"type": "table.create", "system": system, "name": name}))
     finally:
         await op.close()
     gate = asyncio.Semaphore(8)

@@ -7,6 +7,9 @@ wire size and restart time. One command:
 Both servers run as subprocesses on 127.0.0.1 and face the same generator
 (this process), one after the other: the baseline, then Vigil once per
 durability mode. Prints a table, then one JSON line (prefixed ``BENCH_JSON``).
+
+``--nodes`` or ``--store`` hands the whole command line to
+:mod:`bench.cluster` (Vigil as nodes of a cluster on PostgreSQL and Redis).
 """
 
 from __future__ import annotations
@@ -413,6 +416,11 @@ def _verdicts(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if any(arg.split("=", 1)[0] in ("--nodes", "--store") for arg in argv):
+        from bench import cluster  # Vigil as nodes of a cluster: its own options
+
+        return cluster.main(argv)
     args = parse(argv)
     report = asyncio.run(main_async(args))
     print(render(report))
