@@ -224,16 +224,18 @@ class Cluster:
         self._to(peer.node, wire.Shut(t=peer.table or "", ref=peer.ref, code=int(code), reason=reason))
 
     def beacons(self) -> None:
-        """Each owned table that other nodes watch: how far it is. Not a
-        table whose lock is held: an edit under way has committed its rev
-        to the table before its bundle is published (after the store's
-        write), and a beacon of that rev would make every mirror think it
-        missed a bundle and close its connections ("resync"); once the lock
-        is free, every rev the table is at has been published."""
+        """Each owned table that other nodes watch: how far it is — as far
+        as its patches were published (:attr:`TableHost.published`), never
+        the rev of an edit under way, whose bundle comes once its commit is
+        done: a beacon of that rev would make every other node think it
+        missed a bundle and close its connections of the table."""
         for host in self.hub.hosts.values():
-            if host.remote and not host.lock.locked():
+            if host.remote:
                 table = host.table
-                beacon = wire.Beacon(t=table.id, epoch=table.epoch, rev=table.rev, owner=self.node)
+                epoch, rev = host.published or (table.epoch, table.rev)
+                if host.published is None and host.lock.locked():
+                    continue  # the first edit since the load is under way
+                beacon = wire.Beacon(t=table.id, epoch=epoch, rev=rev, owner=self.node)
                 self.bus.publish(busmod.table_channel(table.id), wire.encoder.encode(beacon))
 
     # -- the owner's side: requests from other nodes --------------------------

@@ -128,6 +128,8 @@ class FanOut:
                 if group:
                     self._broadcast(group, message, skip=sender)
             host.replay.append(rev, messages)
+        if rendered:
+            host.published = (host.table.epoch, rendered[-1][0])
         if self.relay is not None and (host.remote or (reply is not None and sender is None)):
             self.relay.publish(host, rendered, reply)
 
