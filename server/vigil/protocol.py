@@ -65,6 +65,13 @@ class Hello(Message, kw_only=True, tag="hello"):
     token: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]
     resume: Resume | None = None
     client: Annotated[str, msgspec.Meta(max_length=64)] = ""
+    # The client's name for itself, the same over all its reconnects (random
+    # per client): a command sent again with its id in the same session —
+    # its answer was lost with a connection or a node — is answered with
+    # its first ack instead of being applied twice. Without one, every
+    # command is applied as it comes (ids need then be unique only among a
+    # connection's requests in flight).
+    session: Annotated[str, msgspec.Meta(max_length=64)] = ""
 
 
 class Cmd(Message, kw_only=True, tag="cmd"):

@@ -16,7 +16,7 @@ async def test_a_client_of_another_node_plays_the_owners_table(vigil_cluster: Vi
     cluster = vigil_cluster.start(2)
     n1, n2 = cluster["n1"], cluster["n2"]
     assert cluster.owner_of("demo") == "n1"
-    gm_far = await Client.open(n2.ws_url, n1.gm_token)
+    gm_far = await Client.open(n2.ws_url, n1.gm_token, session="gm-far")
     gm_near = await Client.open(n1.ws_url, n1.gm_token)
     player_far = await Client.open(n2.ws_url, n1.player_token)
     spectator_far = await Client.open(n2.ws_url, n1.spectator_token)
@@ -36,13 +36,26 @@ async def test_a_client_of_another_node_plays_the_owners_table(vigil_cluster: Vi
         assert (refused["type"], refused["code"]) == ("error", "forbidden")
         await gm_near.wait_rev(start + 2)
         assert gm_near.state == gm_far.state
-        # The same id again: its first ack, not a second application.
+        # The same id again in the same session: its first ack, not a second
+        # application (from a new connection too, as after a lost one).
         body = {"type": "mettle.pain", "char": "brannoc", "amount": 1}
         first = await gm_far.request({"type": "cmd", "id": "same-id", "table": "demo", "body": body})
         again = await gm_far.request({"type": "cmd", "id": "same-id", "table": "demo", "body": body})
         assert first["type"] == again["type"] == "ack" and first["rev"] == again["rev"]
+        retry = await Client.open(n2.ws_url, n1.gm_token, session="gm-far")
+        once_more = await retry.request({"type": "cmd", "id": "same-id", "table": "demo", "body": body})
+        assert (once_more["type"], once_more["rev"]) == ("ack", first["rev"])
+        await retry.close()
         await gm_near.wait_rev(first["rev"])
         assert gm_near.state is not None and gm_near.state["characters"]["brannoc"]["sheet"]["pain"] == 3
+        # Without a session an id means nothing past its answer: applied each time.
+        twice = [
+            await gm_near.request({"type": "cmd", "id": "reused", "table": "demo", "body": body})
+            for _ in range(2)
+        ]
+        assert [r["type"] for r in twice] == ["ack", "ack"] and twice[1]["rev"] == twice[0]["rev"] + 1
+        await gm_far.wait_rev(twice[1]["rev"])
+        assert gm_far.state is not None and gm_far.state["characters"]["brannoc"]["sheet"]["pain"] == 5
         # History through the owner, as a player of n2 reads it.
         page = await player_far.request({"type": "history", "id": "h1", "table": "demo", "limit": 5})
         assert page["type"] == "history_page" and page["entries"]

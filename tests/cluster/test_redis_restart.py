@@ -161,7 +161,7 @@ async def test_no_command_is_lost_when_redis_restarts(
         for name in senders:
             token_id = clients[name][1].token_id
             for o in outcomes[name]:
-                assert logged.get(f"{token_id}/{o.id}") == [o.answer["rev"]], (name, o)
+                assert logged.get(f"{token_id}/{name}/{o.id}") == [o.answer["rev"]], (name, o)
 
         # A connection was only ever closed to be resumed (1013), never for
         # good nor failing; the watcher of n2 missed the owner's patches of

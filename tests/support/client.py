@@ -43,14 +43,20 @@ class Client:
         resume: dict[str, int | str] | None = None,
         expect_state: bool = True,
         prior: Client | None = None,
+        session: str | None = None,
         **kwargs: Any,
     ) -> Client:
-        """``prior``: a closed client whose view this one resumes from."""
+        """``prior``: a closed client whose view this one resumes from;
+        ``session``: its hello's (a command sent again with its id in the
+        same session is answered, not applied twice)."""
         ws = await connect(url, max_size=2**22, **kwargs)
         client = cls(ws)
         if prior is not None:
             client.state, client.epoch, client.rev = prior.state, prior.epoch, prior.rev
-        await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token, "resume": resume}))
+        hello: dict[str, Any] = {"type": "hello", "protocol": 1, "token": token, "resume": resume}
+        if session is not None:
+            hello["session"] = session
+        await ws.send(json.dumps(hello))
         first = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
         if first["type"] == "error":
             client.handle(first)

@@ -116,7 +116,7 @@ class ReconnectingClient:
     def request(self, msg_id: str) -> str:
         """What the log names a command of this client by (vigil.net.commands)."""
         assert self.token_id is not None
-        return f"{self.token_id}/{msg_id}"
+        return f"{self.token_id}/{self.name}/{msg_id}"
 
     async def wait_for(self, predicate: Callable[[ReconnectingClient], bool], timeout: float = WAIT) -> None:
         async def loop() -> None:
@@ -159,7 +159,13 @@ class ReconnectingClient:
             resume = None
             if self.table is not None and self.state is not None:
                 resume = {"table": self.table, "epoch": self.epoch, "rev": self.rev}
-            hello = {"type": "hello", "protocol": 1, "token": self.token, "resume": resume}
+            hello = {
+                "type": "hello",
+                "protocol": 1,
+                "token": self.token,
+                "resume": resume,
+                "session": self.name,
+            }
             await ws.send(json.dumps(hello))
             async for frame in ws:
                 self._handle(ws, url, json.loads(frame))

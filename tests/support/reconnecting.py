@@ -79,7 +79,7 @@ class _Pending:
 class Reconnecting:
     url: str
     token: str
-    name: str  # prefixes its message ids (clients may share a token)
+    name: str  # prefixes its message ids (clients may share a token), and is its session
     client: Client | None = None
     reconnects: int = 0
     # The close code of every connection it lost (None: dropped without one).
@@ -123,7 +123,9 @@ class Reconnecting:
         pause = 0.1
         while True:
             try:
-                client = await _Connection.open(self.url, self.token, resume=resume, prior=prior)
+                client = await _Connection.open(
+                    self.url, self.token, resume=resume, prior=prior, session=self.name
+                )
             except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError):
                 client = None
             if client is not None and client.welcome is not None:

@@ -10,8 +10,10 @@
  * A command is sent again, with the SAME id, when its answer is lost: after
  * a reconnect, and after an `outcome_unknown` error (its node went away
  * mid-command). That is safe because the server deduplicates commands by
- * token and message id (a repeated id gets the first ack, never a second
- * application), and it saves people from guessing whether to click again.
+ * token, session (named in every hello: one random name per client, kept
+ * over its reconnects) and message id (a repeated id gets the first ack,
+ * never a second application), and it saves people from guessing whether
+ * to click again.
  *
  * Events (all `CustomEvent`s):
  *  - "status"  {status}                       every status change
@@ -85,6 +87,9 @@ export class VigilClient extends EventTarget {
     this.token = token;
     this.WebSocketImpl = WebSocketImpl;
     this.clientName = clientName;
+    // This client's session: the same in every hello it sends, so that the
+    // server knows a command sent again (same id) after a reconnect.
+    this.session = `${idPrefix}-${Math.random().toString(36).slice(2, 10)}`;
     this.backoff = { min: 0.5, max: 15, ...backoff };
     this.state = null;
     this.status = "idle";
@@ -156,8 +161,8 @@ export class VigilClient extends EventTarget {
    * again with the same id as soon as a new connection is welcomed (the
    * server handles frames in order, so after the snapshot or replay); on an
    * `outcome_unknown` reply it is sent again after 250 ms, 500 ms, … (5
-   * times at most). The server applies an id once (it deduplicates by token
-   * and message id and answers a repeat with the first ack), so a resend
+   * times at most). The server applies an id once (it deduplicates by token,
+   * session and message id and answers a repeat with the first ack), so a resend
    * never applies the command twice. A command not answered within 30 s of
    * its first send is rejected with `disconnected` (or the last
    * `outcome_unknown`): it may or may not have been applied, the state tells.
@@ -216,7 +221,7 @@ export class VigilClient extends EventTarget {
     const resume = this.tableId && this.epoch !== null && this.rev !== null && this.state
       ? { table: this.tableId, epoch: this.epoch, rev: this.rev }
       : null;
-    this._write({ type: "hello", protocol: PROTOCOL_VERSION, token: this.token, resume, client: this.clientName });
+    this._write({ type: "hello", protocol: PROTOCOL_VERSION, token: this.token, resume, client: this.clientName, session: this.session });
   }
 
   _onMessage(ws, ev) {

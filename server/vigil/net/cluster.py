@@ -262,7 +262,7 @@ class Cluster:
             )
             return
         peer = RemoteConn(node=m.node, ref=m.ref)
-        refusal = await connection.enter(self.hub, peer, m.token, m.resume, self._attached)
+        refusal = await connection.enter(self.hub, peer, m.token, m.resume, m.session, self._attached)
         if refusal is not None:
             close, code, data = refusal
             self._to(m.node, wire.Shut(t=m.t, ref=m.ref, code=int(close), reason=code, data=data))
@@ -362,7 +362,9 @@ class Cluster:
             resume = None
             if msg.resume is not None and msg.resume.table == table_id:
                 resume = (msg.resume.epoch, msg.resume.rev)
-            attach = wire.Attach(t=table_id, node=self.node, ref=conn.ref, token=msg.token, resume=resume)
+            attach = wire.Attach(
+                t=table_id, node=self.node, ref=conn.ref, token=msg.token, resume=resume, session=msg.session
+            )
             got = await self.bus.request(busmod.inbox(owner), wire.encoder.encode(attach))
         except (*busmod.BUS_ERRORS, TimeoutError):
             self.leave(conn)

@@ -29,6 +29,7 @@ class Attach(Wire, tag="a"):
     ref: int
     token: str
     resume: tuple[int, int] | None
+    session: str = ""
 
 
 class Detach(Wire, tag="d"):

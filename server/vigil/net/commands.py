@@ -180,10 +180,11 @@ def _acker(conn: Peer, msg: Cmd) -> Acker:
     return ack
 
 
-def _request(conn: Peer, msg: Cmd) -> str:
-    """What names a command across reconnects and nodes: its sender's token
-    and its message id (a client keeps the id when it sends it again)."""
-    return f"{conn.token_id}/{msg.id}"
+def _request(conn: Peer, msg: Cmd) -> str | None:
+    """What names a command across reconnects and nodes: its sender's
+    token, session and message id (a client keeps the id when it sends it
+    again); None for a client that names no session (nothing deduplicated)."""
+    return f"{conn.token_id}/{conn.session}/{msg.id}" if conn.session else None
 
 
 # -- admin edits: durable beyond the log, then kept, then connections ended ------

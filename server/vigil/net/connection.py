@@ -140,7 +140,7 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
     resume = None
     if msg.resume is not None and msg.resume.table == scope:
         resume = (msg.resume.epoch, msg.resume.rev)
-    refusal = await enter(hub, conn, msg.token, resume)
+    refusal = await enter(hub, conn, msg.token, resume, msg.session)
     if refusal is not None:
         close, code, data = refusal
         await _answer(conn, data)
@@ -160,14 +160,16 @@ async def enter(
     peer: Peer,
     token: str,
     resume: tuple[int, int] | None,
+    session: str,
     attached: Callable[[RemoteConn], None] | None = None,
 ) -> tuple[CloseCode, str, bytes] | None:
-    """Let ``peer`` in with ``token``, on the node that owns its table (its
-    own connection, or one another node holds): who it is, what it
-    controls, its welcome, its place among the table's connections and its
-    view brought up to date. None once it is in; else the close code and
-    the code and the error answer it is refused with. ``attached`` hears of a remote
-    connection taken, before its welcome is sent."""
+    """Let ``peer`` in with ``token`` (and its client's ``session``), on the
+    node that owns its table (its own connection, or one another node
+    holds): who it is, what it controls, its welcome, its place among the
+    table's connections and its view brought up to date. None once it is
+    in; else the close code, the code and the error answer it is refused
+    with. ``attached`` hears of a remote connection taken, before its
+    welcome is sent."""
     try:
         claims, record = await hub.authenticate(token)
     except auth.TokenError as exc:
@@ -175,6 +177,7 @@ async def enter(
     peer.role, peer.token_id, peer.label = claims.role, claims.token_id, claims.label
     peer.expires = claims.expires
     peer.record = record
+    peer.session = session
     if claims.role == "operator":
         welcome = Welcome(protocol=PROTOCOL_VERSION, server=SERVER, role="operator", token_id=claims.token_id)
         hub.fanout.send(peer, encoder.encode(welcome))

@@ -51,6 +51,9 @@ class Peer:
     label: str = ""
     audience: Audience | None = None
     expires: float | None = None
+    # The client's session (its hello's): what names its commands across
+    # reconnects and nodes, with its token and their ids.
+    session: str = ""
 
     @property
     def viewer(self) -> Viewer:
