@@ -1,6 +1,6 @@
 """Failover under fire: real ``vigil serve`` nodes (lease 2 s) sharing a real
 PostgreSQL and a real Redis, killed (SIGKILL) and frozen (SIGSTOP) while
-reconnecting clients (tests/support/pipelined.py) keep sending commands.
+reconnecting clients (tests/support/reconnecting.py) keep sending commands.
 
 What must hold whatever the timing: every acknowledged command is in the
 log exactly once, at the rev it was acknowledged at; a table's revs have
@@ -32,7 +32,7 @@ import psycopg
 import pytest
 from tests.support.client import Client
 from tests.support.cluster import VigilCluster
-from tests.support.pipelined import ReconnectingClient
+from tests.support.reconnecting import BOUND, Outcome, ReconnectingClient
 
 from vigil.changes import LogEntry
 
@@ -147,8 +147,11 @@ def live_urls(cluster: VigilCluster, down: set[str]) -> list[str]:
     return [node.ws_url for name, node in cluster.nodes.items() if name not in down and node.proc is not None]
 
 
-async def acked(future: asyncio.Future[dict[str, Any]]) -> dict[str, Any]:
-    return await asyncio.wait_for(future, 60)
+async def acked(future: asyncio.Future[Outcome]) -> dict[str, Any]:
+    """The command's ack (a refusal fails the test)."""
+    outcome = await asyncio.wait_for(future, BOUND)
+    assert outcome.acked, outcome
+    return outcome.answer
 
 
 # -- 1. SIGKILL chaos ---------------------------------------------------------
@@ -181,13 +184,13 @@ async def test_sigkill_chaos_every_acked_command_once(vigil_cluster: VigilCluste
         table_id, gm_token = tables[k % TABLES]
         home = cluster[names[k % len(names)]].ws_url  # where it connects first
         token = await mint_gm(home, gm_token, f"client {k}")
-        client = ReconnectingClient(f"c{k}", token, lambda u=home: [u], random.Random(k))  # type: ignore[misc]
+        client = ReconnectingClient(f"c{k}", token, home, random.Random(k))
         clients.append(await client.start())
         client.urls = lambda: live_urls(cluster, down)
 
     async def stream(client: ReconnectingClient, pace: random.Random) -> None:
         """Bursts: the window filled up to WINDOW commands in flight, then a pause."""
-        sent: list[asyncio.Future[dict[str, Any]]] = []
+        sent: list[asyncio.Future[Outcome]] = []
         while len(sent) < COMMANDS:
             while len(client.pending) < WINDOW and len(sent) < COMMANDS:
                 sent.append(client.send(dict(PAIN)))
