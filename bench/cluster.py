@@ -45,7 +45,6 @@ import os
 import random
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,10 +54,10 @@ import psycopg
 from tests.support import postgres as pgsupport
 from tests.support import redis as redissupport
 
-from bench import loadgen, provision, workload
+from bench import loadgen, provision
+from bench.common import add_load_options, begin, log
 from bench.loadgen import Conn, Rec, TableRun, Want
-from bench.procs import ServerProc, cpu_times, raise_nofile, tree_cpu_times
-from bench.run import machine
+from bench.procs import ServerProc, cpu_times, tree_cpu_times
 
 PHASES: dict[str, str] = {
     "local": "every command sent on its table's owner",
@@ -72,13 +71,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.cluster", description=__doc__.split("\n")[0])
     p.add_argument("--nodes", default="1,2", help="node counts to run, comma-separated: 1, 2 or 1,2")
     p.add_argument("--store", choices=("postgresql",), default="postgresql", help="the shared store")
-    p.add_argument("-T", "--tables", type=int, default=100)
-    p.add_argument("-P", "--players", type=int, default=5)
-    p.add_argument("-S", "--spectators", type=int, default=15)
-    p.add_argument("-C", "--chars", type=int, default=6)
-    p.add_argument("--rate", type=float, default=200.0, help="fixed rate, commands/s")
-    p.add_argument("--seconds", type=float, default=20.0, help="measured seconds per phase")
-    p.add_argument("--warmup", type=float, default=3.0, help="unmeasured seconds before the phases")
+    add_load_options(p, seconds="measured seconds per phase", warmup="unmeasured seconds before the phases")
     p.add_argument("--phases", default=",".join(PHASES), help="two-node phases: " + ", ".join(PHASES))
     p.add_argument("--lease-seconds", type=float, help="the nodes' --lease-seconds (default: Vigil's)")
     p.add_argument("--seed", type=int, default=7)
@@ -446,32 +439,14 @@ def render(report: dict[str, Any]) -> str:
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    nofile = raise_nofile()
-
-    def log(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
-    work = args.work_dir or Path(tempfile.mkdtemp(prefix="vigil-bench-cluster-"))
-    work.mkdir(parents=True, exist_ok=True)
-    report: dict[str, Any] = {
-        "config": {
-            "nodes": args.node_counts,
-            "store": args.store,
-            "tables": args.tables,
-            "players": args.players,
-            "spectators": args.spectators,
-            "chars": args.chars,
-            "rate": args.rate,
-            "seconds": args.seconds,
-            "warmup": args.warmup,
-            "phases": {name: PHASES[name] for name in args.phase_names},
-            "lease_seconds": args.lease_seconds,
-            "nofile": nofile,
-            "mix": workload.mix_lines(),
-        },
-        "machine": machine(),
-        "runs": {},
+    servers = {"nodes": args.node_counts, "store": args.store}
+    own: dict[str, Any] = {
+        "warmup": args.warmup,
+        "phases": {name: PHASES[name] for name in args.phase_names},
+        "lease_seconds": args.lease_seconds,
     }
+    work, report = begin(args, "vigil-bench-cluster-", own=own, servers=servers)
+    report["runs"] = {}
     log("phases:\n  " + "\n  ".join(f"{n}: {PHASES[n]}" for n in args.phase_names))
     t0 = time.perf_counter()
     services = start_services()

@@ -17,17 +17,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import platform
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from bench import loadgen, provision, workload
+from bench.common import add_load_options, begin, log
 from bench.prefill import prefill
-from bench.procs import ServerProc, raise_nofile, status_kib
+from bench.procs import ServerProc, status_kib
 
 TARGETS = {
     "p99_ms_at_fixed": 5.0,
@@ -42,13 +41,7 @@ SUSTAIN_P99_MS = 50.0
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
-    p.add_argument("-T", "--tables", type=int, default=100)
-    p.add_argument("-P", "--players", type=int, default=5)
-    p.add_argument("-S", "--spectators", type=int, default=15)
-    p.add_argument("-C", "--chars", type=int, default=6)
-    p.add_argument("--rate", type=float, default=200.0, help="fixed rate, commands/s")
-    p.add_argument("--seconds", type=float, default=20.0, help="fixed-rate duration")
-    p.add_argument("--warmup", type=float, default=3.0, help="unmeasured seconds before the fixed rate")
+    add_load_options(p, seconds="fixed-rate duration", warmup="unmeasured seconds before the fixed rate")
     p.add_argument("--ramp", default="200,400,800,1600,3200,6400", help="ramp steps, commands/s")
     p.add_argument("--ramp-seconds", type=float, default=10.0)
     p.add_argument("--no-ramp", action="store_true")
@@ -237,31 +230,6 @@ def measure_restart(
     return {"seconds": round(seconds, 3), "tables_loaded": health.get("tables"), "rss_kib": rss}
 
 
-def machine() -> dict[str, Any]:
-    import os
-
-    mem_kib = 0
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith("MemTotal:"):
-                mem_kib = int(line.split()[1])
-    model = ""
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    from importlib.metadata import version
-
-    return {
-        "nproc": os.cpu_count(),
-        "cpu": model,
-        "mem_gib": round(mem_kib / 2**20, 1),
-        "python": platform.python_version(),
-        "websockets": version("websockets"),
-    }
-
-
 def _sustained_cell(r: dict[str, Any]) -> str:
     cell = f"{r['sustained_per_s']} ({r['sustained_p99_ms']})"
     return cell + (" gen-bound" if r["ramp_generator_bound"] else "")
@@ -345,30 +313,13 @@ def render(report: dict[str, Any]) -> str:
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    nofile = raise_nofile()
-
-    def log(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
-    work = args.work_dir or Path(tempfile.mkdtemp(prefix="vigil-bench-"))
-    work.mkdir(parents=True, exist_ok=True)
-    report: dict[str, Any] = {
-        "config": {
-            "tables": args.tables,
-            "players": args.players,
-            "spectators": args.spectators,
-            "chars": args.chars,
-            "rate": args.rate,
-            "seconds": args.seconds,
-            "ramp": None if args.no_ramp else args.ramp,
-            "ramp_seconds": args.ramp_seconds,
-            "prefill": args.prefill,
-            "nofile": nofile,
-            "mix": workload.mix_lines(),
-        },
-        "machine": machine(),
-        "vigil": {},
+    own: dict[str, Any] = {
+        "ramp": None if args.no_ramp else args.ramp,
+        "ramp_seconds": args.ramp_seconds,
+        "prefill": args.prefill,
     }
+    work, report = begin(args, "vigil-bench-", own=own)
+    report["vigil"] = {}
     log("mix:\n  " + "\n  ".join(workload.mix_lines()))
     if not args.skip_baseline:
         log("baseline:")

@@ -16,11 +16,9 @@
 #   VIGIL_SMOKE_LEASE=3         the nodes' lease in seconds (VIGIL_LEASE_SECONDS)
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LOG_TAG=cluster
-WORK="$(mktemp -d /tmp/vigil-cluster.XXXXXX)"
 # shellcheck source=docker/lib.sh
-. "$ROOT/docker/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # sets ROOT and WORK
 PROJECT="vigilsmoke$$"
 COMPOSE_FILE="$ROOT/docker/compose.cluster.yaml"
 SERVICES=(postgres redis vigil-a vigil-b proxy)
@@ -47,20 +45,13 @@ cleanup() {
     if [ "${VIGIL_SMOKE_KEEP_IMAGE:-1}" = "0" ]; then
         for svc in postgres redis vigil proxy; do docker rmi "vigil-cluster/$svc:smoke" > /dev/null 2>&1; done
     fi
-    finish_summary "$rc"
-    rm -rf "$WORK"
-    exit "$rc"
+    finish_run "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ------------------------------------------------------------ tools
-[ "$(id -u)" -eq 0 ] || die "run as root (starts dockerd, runs debootstrap)"
-if uses_local_base; then
-    install_missing docker docker.io dockerd docker.io debootstrap debootstrap
-else
-    install_missing docker docker.io dockerd docker.io
-fi
+require_docker_tools
 # Compose v2 (the docker CLI plugin) where it is installed, else Debian's
 # docker-compose (v1; bookworm has no v2 package). The Compose file suits both.
 if docker compose version > /dev/null 2>&1; then

@@ -2,12 +2,16 @@
 # Shell shared by the Docker smoke tests (docker/smoke.sh, docker/cluster-smoke.sh):
 # logging and stage timings, installing what is missing, starting dockerd,
 # the local Debian base image, pip's settings for builds, free ports.
-# Sourced, not run. The sourcing script sets LOG_TAG and WORK (a scratch
-# directory it removes), and calls finish_summary from its EXIT trap.
+# Sourced, not run. The sourcing script sets LOG_TAG before, and ends its
+# EXIT trap with finish_run. Sets ROOT (the repository) and WORK (a scratch
+# directory, /tmp/vigil-LOG_TAG.*, which finish_run removes).
 #
 # The settings read here (VIGIL_SMOKE_SUITE, VIGIL_SMOKE_BASE, VIGIL_SMOKE_MIRROR,
 # VIGIL_SMOKE_KEEP_DOCKERD, PIP_INDEX_URL) are described in docker/smoke.sh.
 
+# shellcheck disable=SC2034  # read by the sourcing script
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORK="$(mktemp -d "/tmp/vigil-$LOG_TAG.XXXXXX")"
 SUITE="${VIGIL_SMOKE_SUITE:-bookworm}"
 BASE_IMAGE="${VIGIL_SMOKE_BASE:-vigil-base:${SUITE}}"
 DOCKERD_PID=""
@@ -31,8 +35,8 @@ stage_end() {
 }
 
 # The end of every run: stop the dockerd we started, print the timings and
-# the verdict. $1: the script's exit status.
-finish_summary() {
+# the verdict, remove WORK, and exit with $1 (the script's exit status).
+finish_run() {
     local rc=$1
     if [ -n "$DOCKERD_PID" ] && [ "${VIGIL_SMOKE_KEEP_DOCKERD:-0}" != "1" ]; then
         kill "$DOCKERD_PID" 2> /dev/null
@@ -43,11 +47,24 @@ finish_summary() {
         printf '    %s\n' "${TIMINGS[@]}"
     fi
     log "total $(( $(date +%s) - T_ALL ))s, $([ "$rc" -eq 0 ] && echo PASSED || echo "FAILED (exit $rc)")"
+    rm -rf "$WORK"
+    exit "$rc"
 }
 
 uses_local_base() { [ "$BASE_IMAGE" = "vigil-base:${SUITE}" ]; }
 
 # ------------------------------------------------------------ packages
+# Both smoke tests need root (dockerd, debootstrap), docker and dockerd, and
+# debootstrap when they make the local base image.
+require_docker_tools() {
+    [ "$(id -u)" -eq 0 ] || die "run as root (starts dockerd, runs debootstrap)"
+    if uses_local_base; then
+        install_missing docker docker.io dockerd docker.io debootstrap debootstrap
+    else
+        install_missing docker docker.io dockerd docker.io
+    fi
+}
+
 # $@: pairs of "command package": installs (apt) each package whose command is missing.
 install_missing() {
     local missing=() pkgs

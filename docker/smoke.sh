@@ -17,11 +17,9 @@
 #   PIP_INDEX_URL               package index for pip inside the build (default: pip's config here, else PyPI)
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LOG_TAG=smoke
-WORK="$(mktemp -d /tmp/vigil-smoke.XXXXXX)"
 # shellcheck source=docker/lib.sh
-. "$ROOT/docker/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # sets ROOT and WORK
 IMAGE="vigil:smoke"
 NAME="vigil-smoke-$$"
 VOLUME="vigil-smoke-data-$$"
@@ -37,19 +35,12 @@ cleanup() {
     timeout 60 docker rm -f "$NAME" > /dev/null 2>&1
     timeout 60 docker volume rm -f "$VOLUME" > /dev/null 2>&1
     if [ "${VIGIL_SMOKE_KEEP_IMAGE:-1}" = "0" ]; then docker rmi "$IMAGE" > /dev/null 2>&1; fi
-    finish_summary "$rc"
-    rm -rf "$WORK"
-    exit "$rc"
+    finish_run "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-[ "$(id -u)" -eq 0 ] || die "run as root (starts dockerd, runs debootstrap)"
-if uses_local_base; then
-    install_missing docker docker.io dockerd docker.io debootstrap debootstrap
-else
-    install_missing docker docker.io dockerd docker.io
-fi
+require_docker_tools
 ensure_dockerd
 ensure_base_image
 

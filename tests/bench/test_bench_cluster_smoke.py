@@ -7,17 +7,13 @@ nodes own the tables made through them, which the figures rely on."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from tests.support import postgres, services
+from tests.support.bench import run_bench
 
-ROOT = Path(__file__).resolve().parents[2]
 TABLES = 3
 RATE, SECONDS = 20, 2
 TINY = [
@@ -32,19 +28,7 @@ def _run(tmp_path: Path) -> tuple[str, dict[str, Any], float]:
     """The benchmark's output, its report, and how long it ran (s)."""
     if postgres.binaries() is None or shutil.which("redis-server") is None:
         services.missing("PostgreSQL's server or redis-server is not installed", "the cluster bench test")
-    began = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "bench", *TINY, "--work-dir", str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    took = time.monotonic() - began
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = [line for line in done.stdout.splitlines() if line.startswith("BENCH_JSON ")]
-    assert len(lines) == 1, done.stdout[-3000:]
-    return done.stdout, json.loads(lines[0].split(" ", 1)[1]), took
+    return run_bench(TINY, tmp_path)
 
 
 def _check_phase(phase: dict[str, Any], nodes: list[str], took: float) -> int:

@@ -6,36 +6,16 @@ that measured it, which holds on a machine however busy."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.bench import run_bench
+
 TINY = [
     *("-T", "3", "-P", "1", "-S", "1", "-C", "2"),
     *("--rate", "20", "--seconds", "2", "--warmup", "0.5"),
     *("--no-ramp", "--prefill", "300", "--durability", "normal,full"),
 ]
-
-
-def _run(tmp_path: Path) -> tuple[str, dict[str, Any], float]:
-    """The benchmark's output, its report, and how long it ran (s)."""
-    began = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "bench", *TINY, "--work-dir", str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    took = time.monotonic() - began
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = [line for line in done.stdout.splitlines() if line.startswith("BENCH_JSON ")]
-    assert len(lines) == 1, done.stdout[-3000:]
-    return done.stdout, json.loads(lines[0].split(" ", 1)[1]), took
 
 
 def _check_server(res: dict[str, Any], connections: int, commands: int, took: float) -> None:
@@ -59,7 +39,7 @@ def _check_server(res: dict[str, Any], connections: int, commands: int, took: fl
 
 
 def test_bench_runs_at_a_tiny_size(tmp_path: Path) -> None:
-    out, report, took = _run(tmp_path)
+    out, report, took = run_bench(TINY, tmp_path)
     connections = 3 * (1 + 1 + 1)  # GM, player, spectator per table
     commands = 20 * 2
     _check_server(report["baseline"], connections, commands, took)

@@ -11,6 +11,7 @@ per-table limits count the connections of both nodes."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 
 import pytest
@@ -59,6 +60,15 @@ async def mint(gm: Client, role: str, chars: list[str] | None = None) -> tuple[s
     return str(result["token"]), str(result["token_id"])
 
 
+async def welcomed(opened: list[Client], node: ServerProcess, token: str) -> Client:
+    """A client of ``node`` with ``token``, welcomed; kept in ``opened``, which
+    the test closes at its end."""
+    client = await Client.open(node.ws_url, token)
+    opened.append(client)
+    assert client.welcome is not None, client.errors
+    return client
+
+
 @pytest.mark.parametrize("sent_to", ["n1", "n2"])
 async def test_admin_commands_end_the_other_nodes_connections(
     vigil_cluster: VigilCluster, sent_to: str
@@ -69,12 +79,7 @@ async def test_admin_commands_end_the_other_nodes_connections(
     assert cluster.owner_of("demo") == "n1"
     issuer = cluster[sent_to]
     opened: list[Client] = []
-
-    async def connect(node: ServerProcess, token: str) -> Client:
-        client = await Client.open(node.ws_url, token)
-        opened.append(client)
-        assert client.welcome is not None, client.errors
-        return client
+    connect = functools.partial(welcomed, opened)
 
     try:
         gm = await connect(issuer, n1.gm_token)
@@ -195,12 +200,7 @@ async def test_the_connection_limits_count_every_nodes_connections(vigil_cluster
     n1, n2 = cluster["n1"], cluster["n2"]
     try_again = CloseCode.TRY_AGAIN_LATER
     opened: list[Client] = []
-
-    async def connect(node: ServerProcess, token: str) -> Client:
-        client = await Client.open(node.ws_url, token)
-        opened.append(client)
-        assert client.welcome is not None, client.errors
-        return client
+    connect = functools.partial(welcomed, opened)
 
     try:
         await connect(n1, n1.gm_token)
