@@ -183,13 +183,12 @@ async def enter(
         hub.fanout.send(peer, encoder.encode(welcome))
         return None
     host = hub.hosts.get(claims.table)
-    unavailable = CloseCode.TRY_AGAIN_LATER, "table_unavailable", error_message("table_unavailable", {}, None)
     if host is None:  # moved meanwhile
-        return unavailable
+        return _unavailable()
     if hub.cluster is not None and not hub.cluster.holding():
         # Its leases may have run out (it was paused or cut off): another
         # node may own the table by now, and its view here may be stale.
-        return unavailable
+        return _unavailable()
     # Under the table's lock: an edit holds it from its change in memory to
     # its patches sent, so the view a newcomer is sent (a snapshot, or a
     # replay up to the table's rev) is of published revs only — never of an
@@ -198,7 +197,7 @@ async def enter(
     # not), and which may yet fail.
     async with host.lock:
         if hub.hosts.get(claims.table) is not host:  # moved or deleted meanwhile
-            return unavailable
+            return _unavailable()
         return _join(hub, host, peer, claims, record, resume, attached)
 
 
@@ -236,6 +235,13 @@ def _join(
     except Refused as exc:
         return CloseCode.TRY_AGAIN_LATER, exc.code, error_message(exc.code, exc.params, None)
     return None
+
+
+def _unavailable() -> tuple[CloseCode, str, bytes]:
+    """The refusal of a hello whose table is not served here now (moved, or
+    this node's leases in doubt): try again (1013). Made only when sent:
+    making an error answer counts it (vigil.net.errors)."""
+    return CloseCode.TRY_AGAIN_LATER, "table_unavailable", error_message("table_unavailable", {}, None)
 
 
 async def _refuse_hello(
