@@ -105,6 +105,11 @@ class Cluster:
         # the first (the second then conflicts with the log forever).
         self._taking = asyncio.Lock()
         self._waiting: dict[tuple[int, str], asyncio.Future[None]] = {}
+        # Other nodes' connections being let in (their Attach is a task of
+        # its own), and whether their Detach came meanwhile: the Detach is
+        # read at once, and would otherwise find nothing to remove and leave
+        # the connection among the table's for good once it is in.
+        self._entering: dict[tuple[str, int], bool] = {}
         self._keys: dict[str, tuple[str, float]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
@@ -241,6 +246,15 @@ class Cluster:
     # -- the owner's side: requests from other nodes --------------------------
 
     async def _attach(self, m: wire.Attach) -> None:
+        try:
+            joined = await self._let_in(m)
+        finally:
+            detached = self._entering.pop((m.node, m.ref), False)
+        if joined is not None and detached:
+            self.hub.leave(*joined)  # its node let it go while it was let in
+
+    async def _let_in(self, m: wire.Attach) -> tuple[TableHost, RemoteConn] | None:
+        """Take the connection ``m`` names among its table's (None: refused)."""
         from vigil.net import connection
 
         host = self.hub.hosts.get(m.t)
@@ -256,22 +270,27 @@ class Cluster:
                     data=error_message("bad_token", {}, None),
                 )
                 self._to(m.node, refused)
-                return
+                return None
             self._to(
                 m.node, wire.Shut(t=m.t, ref=m.ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
             )
-            return
+            return None
         peer = RemoteConn(node=m.node, ref=m.ref)
         refusal = await connection.enter(self.hub, peer, m.token, m.resume, m.session, self._attached)
         if refusal is not None:
             close, code, data = refusal
             self._to(m.node, wire.Shut(t=m.t, ref=m.ref, code=int(close), reason=code, data=data))
+            return None
+        joined = self.hub.hosts.get(peer.table or "")
+        return None if joined is None else (joined, peer)
 
     def _attached(self, peer: RemoteConn) -> None:
         """The owner took ``peer``: its node learns its audience before its welcome."""
         self._to(peer.node, wire.Attached(t=peer.table or "", ref=peer.ref, key=peer.watching.key))
 
     def _detach(self, m: wire.Detach) -> None:
+        if (m.node, m.ref) in self._entering:
+            self._entering[m.node, m.ref] = True
         host = self.hub.hosts.get(m.t)
         peer = host.remote.get((m.node, m.ref)) if host is not None else None
         if host is not None and peer is not None:
@@ -491,6 +510,7 @@ class Cluster:
             return
         match m:
             case wire.Attach():
+                self._entering[m.node, m.ref] = False
                 self._spawn(self._attach(m))
             case wire.Detach():
                 self._detach(m)
