@@ -101,10 +101,19 @@ class Bus:
         """Subscribe, and return once Redis confirmed it: from then on every
         message published on ``channel`` reaches this node."""
         waiter = self._confirmed.get(channel)
-        if waiter is None:
-            waiter = self._confirmed[channel] = asyncio.get_running_loop().create_future()
-            await self._pubsub.subscribe(channel)
-        await asyncio.wait_for(asyncio.shield(waiter), SUBSCRIBE_SECONDS)
+        try:
+            if waiter is None:
+                waiter = self._confirmed[channel] = asyncio.get_running_loop().create_future()
+                await self._pubsub.subscribe(channel)
+            await asyncio.wait_for(asyncio.shield(waiter), SUBSCRIBE_SECONDS)
+        except BaseException:
+            # Not subscribed, or not known to be (the command failed: redis-py
+            # then does not subscribe again on reconnecting; or no
+            # confirmation came in time): the next call sends it again,
+            # instead of waiting on a confirmation that may never come.
+            if waiter is not None and not waiter.done() and self._confirmed.get(channel) is waiter:
+                del self._confirmed[channel]
+            raise
 
     async def unsubscribe(self, channel: str) -> None:
         self._confirmed.pop(channel, None)

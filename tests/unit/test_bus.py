@@ -1,0 +1,47 @@
+"""The bus's bookkeeping without Redis (vigil.net.bus): its Redis client
+and subscriber connection replaced by fakes that fail as a lost
+connection does."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from redis import exceptions as redis_errors
+
+from vigil.net.bus import Bus
+
+pytestmark = pytest.mark.asyncio
+
+
+def new_bus() -> Bus:
+    """A bus that never connects (its Redis client is made, not used)."""
+    return Bus("redis://127.0.0.1:1/0", "n1", lambda channel, data: None, lambda: None)
+
+
+class FlakySubscriber:
+    """A subscriber connection whose first SUBSCRIBE fails (Redis lost as it
+    was sent); later ones are confirmed, as the bus's reader would."""
+
+    def __init__(self, bus: Bus) -> None:
+        self.bus = bus
+        self.sent: list[str] = []
+
+    async def subscribe(self, channel: str) -> None:
+        self.sent.append(channel)
+        if len(self.sent) == 1:
+            raise redis_errors.ConnectionError("lost")
+        asyncio.get_running_loop().call_soon(self.bus._confirmed[channel].set_result, None)
+
+
+async def test_a_subscription_that_failed_is_sent_again_by_the_next_call() -> None:
+    bus = new_bus()
+    subscriber = FlakySubscriber(bus)
+    bus._pubsub = subscriber  # type: ignore[assignment]
+    with pytest.raises(redis_errors.ConnectionError):
+        await bus.subscribe("vigil:t:t1")
+    assert bus._confirmed == {}  # nothing left to wait on
+    await bus.subscribe("vigil:t:t1")  # sent again, and confirmed
+    assert subscriber.sent == ["vigil:t:t1", "vigil:t:t1"]
+    await bus.subscribe("vigil:t:t1")  # confirmed already: not sent a third time
+    assert subscriber.sent == ["vigil:t:t1", "vigil:t:t1"]
