@@ -45,3 +45,42 @@ async def test_a_subscription_that_failed_is_sent_again_by_the_next_call() -> No
     assert subscriber.sent == ["vigil:t:t1", "vigil:t:t1"]
     await bus.subscribe("vigil:t:t1")  # confirmed already: not sent a third time
     assert subscriber.sent == ["vigil:t:t1", "vigil:t:t1"]
+
+
+class RefusingPipeline:
+    """A pipeline whose batch Redis answers with an error (not a lost
+    connection) the first time; later batches reach one subscriber each."""
+
+    def __init__(self, batches: list[int]) -> None:
+        self.batches = batches  # shared by the pipelines of one test
+        self.sent: list[str] = []
+
+    async def __aenter__(self) -> RefusingPipeline:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    def publish(self, channel: str, data: bytes) -> None:
+        self.sent.append(channel)
+
+    async def execute(self) -> list[int]:
+        self.batches.append(len(self.sent))
+        if len(self.batches) == 1:
+            raise redis_errors.ResponseError("NOPERM no permissions to run the 'publish' command")
+        return [1] * len(self.sent)
+
+
+async def test_an_error_answered_by_redis_fails_its_batch_and_the_publisher_goes_on() -> None:
+    bus = new_bus()
+    batches: list[int] = []
+    bus._redis.pipeline = lambda transaction=False: RefusingPipeline(batches)  # type: ignore[method-assign]
+    publisher = asyncio.create_task(bus._publish())
+    try:
+        with pytest.raises(redis_errors.ResponseError):
+            await asyncio.wait_for(bus.request("vigil:n:n2", b"first"), 5)
+        # Still publishing (a dead publisher would leave it unanswered).
+        assert await asyncio.wait_for(bus.request("vigil:n:n2", b"second"), 5) == 1
+        assert batches == [1, 1]
+    finally:
+        publisher.cancel()

@@ -32,8 +32,10 @@ from redis.asyncio.client import PubSub
 
 log = structlog.get_logger("vigil")
 
-# What a lost or refused Redis connection raises.
-BUS_ERRORS = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError)
+# What a lost or refused Redis connection raises, and any error Redis
+# answers (a command refused: an ACL, a server in trouble): each is a bus
+# that did not carry the message, never the end of the task that met it.
+BUS_ERRORS = (redis_errors.RedisError, OSError)
 # How long a subscription waits for Redis to confirm it.
 SUBSCRIBE_SECONDS = 5.0
 # The most messages one pipelined batch publishes.
