@@ -84,3 +84,30 @@ async def test_an_error_answered_by_redis_fails_its_batch_and_the_publisher_goes
         assert batches == [1, 1]
     finally:
         publisher.cancel()
+
+
+class StuckPipeline(RefusingPipeline):
+    """A pipeline whose batch never gets Redis's answer."""
+
+    async def execute(self) -> list[int]:
+        self.batches.append(len(self.sent))
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+async def test_a_stopped_bus_fails_every_request_it_will_never_send() -> None:
+    bus = new_bus()
+    batches: list[int] = []
+    bus._redis.pipeline = lambda transaction=False: StuckPipeline(batches)  # type: ignore[method-assign]
+    bus._tasks = [asyncio.create_task(bus._publish())]
+    under_way = asyncio.create_task(bus.request("vigil:n:n2", b"sent, never answered"))
+    for _ in range(100):  # until the publisher has taken it
+        if batches:
+            break
+        await asyncio.sleep(0.01)
+    assert batches == [1]
+    await asyncio.wait_for(bus.stop(), 5)
+    with pytest.raises(redis_errors.ConnectionError):
+        await asyncio.wait_for(under_way, 5)
+    with pytest.raises(redis_errors.ConnectionError):
+        await bus.request("vigil:n:n2", b"after the stop")
