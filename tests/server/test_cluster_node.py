@@ -7,6 +7,7 @@ from its own state."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -18,7 +19,11 @@ from vigil.net.cluster import Cluster
 from vigil.net.config import Config
 from vigil.net.host import TableHost
 from vigil.net.hub import Hub
+from vigil.net.writer import Moved
+from vigil.rules.games import GAMES
+from vigil.store.base import TableRecord
 from vigil.store.postgres import PostgresStore
+from vigil.table import Table
 
 pytestmark = pytest.mark.asyncio
 
@@ -48,6 +53,19 @@ class Node:
         raise AssertionError("the node's tasks did not settle")
 
 
+def orphans(url: str, *ids: str) -> None:
+    """Tables made in the store by no node (nobody holds their lease)."""
+    store = PostgresStore(url)
+    try:
+        for table_id in ids:
+            wall = time.time()
+            table = Table.new(table_id, GAMES["mettle"], table_id, {}, wall, undo_depth=20)
+            record = TableRecord(id=table_id, system="mettle", name=table_id, key="k", epoch=1, created=wall)
+            store.create_table(record, table.doc)
+    finally:
+        store.close()
+
+
 @pytest_asyncio.fixture
 async def node(postgres_url: str, redis_url: str) -> AsyncIterator[Node]:
     config = Config(
@@ -74,3 +92,27 @@ async def test_a_detach_that_overtakes_its_attach_leaves_no_connection_behind(no
     await node.settle()
     assert node.host.remote == {} and node.host.remote_keys == {}
     assert node.host.gm_count() == 0
+
+
+async def test_a_table_whose_pause_fails_as_it_is_taken_does_not_stop_the_sweep(
+    node: Node, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    orphans(postgres_url, "o1", "o2")
+    # Both were left running by a node gone for long: each is paused as it
+    # is taken, and the first one's pause cannot be committed (the store
+    # holds another entry at its rev, or its outcome is unknown).
+    monkeypatch.setattr("vigil.net.hub.timers.held_since", lambda table, mark: time.time())
+    held: list[str] = []
+
+    async def hold(host: TableHost, at: float | None) -> None:
+        held.append(host.record.id)
+        if host.record.id == "o1":
+            node.hub.writer.give_up(host, "conflict")
+            raise Moved()
+
+    monkeypatch.setattr(node.hub.writer, "hold", hold)
+    await node.cluster._sweep()
+    assert held == ["o1", "o2"]
+    fences = node.cluster.leases.store.fences
+    assert "o2" in node.hub.hosts and "o2" in fences  # served
+    assert "o1" not in node.hub.hosts and "o1" not in fences  # left for a later sweep
