@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import pytest
 import pytest_asyncio
+from websockets.protocol import State
 
 from vigil.net import cluster_wire as wire
-from vigil.net.cluster import Cluster
+from vigil.net.cluster import Cluster, Mirror
 from vigil.net.config import Config
-from vigil.net.host import TableHost
+from vigil.net.host import Conn, TableHost
 from vigil.net.hub import Hub
 from vigil.net.writer import Moved
 from vigil.rules.games import GAMES
@@ -51,6 +52,32 @@ class Node:
                 return
             await asyncio.wait(pending, timeout=5)
         raise AssertionError("the node's tasks did not settle")
+
+
+class StubSocket:
+    """A client's socket that takes nothing (it is never open) and records
+    how it was closed."""
+
+    protocol = type("Protocol", (), {"state": State.CLOSED})()
+    transport = None
+
+    def __init__(self) -> None:
+        self.closed: list[tuple[int, str]] = []
+
+    async def close(self, code: int, reason: str) -> None:
+        self.closed.append((code, reason))
+
+
+def attached_elsewhere(cluster: Cluster, table: str, owner: str) -> Conn:
+    """A connection of this node attaching to ``table``, which ``owner``
+    owns, as Cluster.hello leaves it once its Attach is sent."""
+    conn = Conn(ws=StubSocket(), role="gm", table=table)  # type: ignore[arg-type]
+    conn.ref = next(cluster._refs)
+    mirror = cluster.mirrors.setdefault(table, Mirror(owner=owner))
+    mirror.conns[conn.ref] = conn
+    mirror.attaching[conn.ref] = time.monotonic() + 60
+    cluster.conns[conn.ref] = conn
+    return conn
 
 
 def orphans(url: str, *ids: str) -> None:
@@ -116,3 +143,19 @@ async def test_a_table_whose_pause_fails_as_it_is_taken_does_not_stop_the_sweep(
     fences = node.cluster.leases.store.fences
     assert "o2" in node.hub.hosts and "o2" in fences  # served
     assert "o1" not in node.hub.hosts and "o1" not in fences  # left for a later sweep
+
+
+async def test_an_attach_is_done_only_once_its_audience_and_its_first_view_came(node: Node) -> None:
+    cluster = node.cluster
+    lost_view = attached_elsewhere(cluster, "far", "n2")
+    lost_audience = attached_elsewhere(cluster, "far", "n2")
+    whole = attached_elsewhere(cluster, "far", "n2")
+    mirror = cluster.mirrors["far"]
+    # The owner's answers, one of each lost on the bus (at most once).
+    node.feed(wire.Attached(t="far", ref=lost_view.ref, key="gm"))
+    node.feed(wire.Deliver(t="far", ref=lost_audience.ref, msgs=[], rev=3, epoch=1))
+    node.feed(wire.Attached(t="far", ref=whole.ref, key="gm"))
+    node.feed(wire.Deliver(t="far", ref=whole.ref, msgs=[], rev=3, epoch=1))
+    # Those left half attached still have a deadline (they are closed 1013
+    # at it and resume); a view never sent would otherwise wait for ever.
+    assert set(mirror.attaching) == {lost_view.ref, lost_audience.ref}

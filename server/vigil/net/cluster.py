@@ -80,7 +80,11 @@ class Mirror:
     # view is at (from its snapshot or replay, then each bundle).
     keys: dict[int, str] = field(default_factory=dict)
     seen: dict[int, tuple[int, int]] = field(default_factory=dict)
-    # Attach requests not yet answered, with their deadlines.
+    # Attaches not done yet, with their deadlines: done once both the
+    # audience (Attached) and a first view (a Deliver with its rev) came;
+    # either may be lost on the bus, and a connection without them would
+    # wait for ever (no bundle or beacon concerns a connection without a
+    # view).
     attaching: dict[int, float] = field(default_factory=dict)
     heard: float = field(default_factory=time.monotonic)
 
@@ -538,12 +542,13 @@ class Cluster:
         match m:
             case wire.Attached():
                 mirror.keys[m.ref] = m.key
-                mirror.attaching.pop(m.ref, None)
             case wire.Deliver():
                 for message in m.msgs:
                     fanout.send(conn, message)
                 if m.rev is not None and m.epoch is not None:
                     mirror.seen[m.ref] = (m.epoch, m.rev)
+                    if m.ref in mirror.keys:
+                        mirror.attaching.pop(m.ref, None)
             case wire.Answer():
                 fanout.send(conn, m.data)
                 self._answered(m.ref, m.id)
