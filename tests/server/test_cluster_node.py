@@ -7,6 +7,7 @@ from its own state."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -159,3 +160,15 @@ async def test_an_attach_is_done_only_once_its_audience_and_its_first_view_came(
     # Those left half attached still have a deadline (they are closed 1013
     # at it and resume); a view never sent would otherwise wait for ever.
     assert set(mirror.attaching) == {lost_view.ref, lost_audience.ref}
+
+
+async def test_an_operator_request_for_a_table_nobody_owns_leaves_nothing_behind(
+    node: Node, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[bytes] = []
+    monkeypatch.setattr(node.hub.fanout, "send", lambda conn, message, *rest: sent.append(message))
+    operator = Conn(ws=StubSocket(), role="operator", token_id="op")  # type: ignore[arg-type]
+    frame = b'{"type":"cmd","id":"m1","table":"nobodys","body":{"type":"table.export"}}'
+    await node.cluster.forward(operator, "m1", frame, "nobodys")
+    assert [(a["id"], a["code"]) for a in map(json.loads, sent)] == [("m1", "table_unavailable")]
+    assert node.cluster._operators == {} and node.cluster._waiting == {}

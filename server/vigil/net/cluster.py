@@ -416,12 +416,12 @@ class Cluster:
             operator = conn.token_id
             if not conn.ref:
                 conn.ref = next(self._refs)
-            self._operators[conn.ref] = conn
             found = await asyncio.to_thread(self.leases.owner, table_id)
             if found is None:
                 hub.fanout.send(conn, error_message("table_unavailable", {}, msg_id))
                 return
             owner = found
+            self._operators[conn.ref] = conn  # until its last request is answered (below)
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting[(conn.ref, msg_id)] = waiter
         request = wire.Forward(t=table_id, node=self.node, ref=conn.ref, frame=frame, operator=operator)
