@@ -373,15 +373,17 @@ class Cluster:
             claims.expires,
         )
         conn.table = table_id
-        mirror = self.mirrors.get(table_id)
+        # Among the table's connections before the subscription is awaited:
+        # a last connection leaving meanwhile then does not unsubscribe the
+        # channel (:meth:`_unsubscribe`), and every hello waits until Redis
+        # has confirmed it, not only the first.
+        mirror = self.mirrors.setdefault(table_id, Mirror(owner=owner))
+        mirror.owner = owner
+        mirror.conns[conn.ref] = conn
+        mirror.attaching[conn.ref] = time.monotonic() + self.hub.config.forward_seconds
+        self.conns[conn.ref] = conn
         try:
-            if mirror is None:
-                await self.bus.subscribe(busmod.table_channel(table_id))
-                mirror = self.mirrors.setdefault(table_id, Mirror(owner=owner))
-            mirror.owner = owner
-            mirror.conns[conn.ref] = conn
-            mirror.attaching[conn.ref] = time.monotonic() + self.hub.config.forward_seconds
-            self.conns[conn.ref] = conn
+            await self.bus.subscribe(busmod.table_channel(table_id))
             resume = None
             if msg.resume is not None and msg.resume.table == table_id:
                 resume = (msg.resume.epoch, msg.resume.rev)
@@ -465,7 +467,14 @@ class Cluster:
         self.bus.publish(busmod.inbox(mirror.owner), wire.encoder.encode(detach))
         if not mirror.conns:
             del self.mirrors[conn.table or ""]
-            self._spawn(self.bus.unsubscribe(busmod.table_channel(conn.table or "")))
+            self._spawn(self._unsubscribe(conn.table or ""))
+
+    async def _unsubscribe(self, table_id: str) -> None:
+        """No connection of this node watches ``table_id``: its channel is
+        left, unless a hello for it came since (it found the channel
+        subscribed, and sent nothing)."""
+        if table_id not in self.mirrors:
+            await self.bus.unsubscribe(busmod.table_channel(table_id))
 
     def _shut(self, conn: Conn, code: CloseCode, reason: str) -> None:
         """Close ``conn``; its client reconnects and resumes (1013)."""
