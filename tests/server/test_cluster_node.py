@@ -12,16 +12,21 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+import psycopg
 import pytest
 import pytest_asyncio
+import redis.asyncio as aioredis
 from websockets.protocol import State
 
+from vigil import tokens
+from vigil.net import bus
 from vigil.net import cluster_wire as wire
 from vigil.net.cluster import Cluster, Mirror
 from vigil.net.config import Config
 from vigil.net.host import Conn, TableHost
 from vigil.net.hub import Hub
 from vigil.net.writer import Moved
+from vigil.protocol import PROTOCOL_VERSION, Hello
 from vigil.rules.games import GAMES
 from vigil.store.base import TableRecord
 from vigil.store.postgres import PostgresStore
@@ -172,3 +177,45 @@ async def test_an_operator_request_for_a_table_nobody_owns_leaves_nothing_behind
     await node.cluster.forward(operator, "m1", frame, "nobodys")
     assert [(a["id"], a["code"]) for a in map(json.loads, sent)] == [("m1", "table_unavailable")]
     assert node.cluster._operators == {} and node.cluster._waiting == {}
+
+
+def lease_to(url: str, table: str, node: str) -> None:
+    """``node`` holds ``table``'s lease, for an hour."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO owners VALUES (%s, %s, 1, now() + interval '1 hour') ON CONFLICT (table_id) "
+            "DO UPDATE SET node = excluded.node, fence = owners.fence + 1, expires = excluded.expires",
+            (table, node),
+        )
+
+
+async def test_a_hello_that_finds_the_table_moved_sends_the_connections_of_its_former_owner_elsewhere(
+    node: Node, postgres_url: str, redis_url: str
+) -> None:
+    cluster = node.cluster
+    orphans(postgres_url, "far")
+    channel = bus.table_channel("far")
+    # A connection of this node attached to n3, the table's owner then.
+    await cluster.bus.subscribe(channel)
+    before = attached_elsewhere(cluster, "far", "n3")
+    # n2 owns it now (n3 died): a new hello is attached there.
+    lease_to(postgres_url, "far", "n2")
+    redis = aioredis.Redis.from_url(redis_url)
+    n2 = redis.pubsub()
+    try:
+        await n2.subscribe(bus.inbox("n2"))  # n2 listens (the attach is received)
+        token = tokens.sign("k", tokens.new_record("far", "gm", [], "gm", 30))
+        after = Conn(ws=StubSocket())  # type: ignore[arg-type]
+        hello = Hello(protocol=PROTOCOL_VERSION, token=token, session="s")
+        assert await cluster.hello(after, hello, "far") is None
+        await node.settle()
+        # The one attached to n3 is closed to resume (at n2); the new one waits for n2.
+        assert before.ws.closed == [(1013, "table moved")]  # type: ignore[attr-defined]
+        mirror = cluster.mirrors["far"]
+        assert mirror.owner == "n2" and list(mirror.conns) == [after.ref]
+        # The channel is still this node's: n2's patches reach the new connection.
+        assert channel in cluster.bus._confirmed
+        assert await redis.pubsub_numsub(channel) == [(channel.encode(), 1)]
+    finally:
+        await n2.aclose()
+        await redis.aclose()

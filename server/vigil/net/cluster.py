@@ -373,6 +373,14 @@ class Cluster:
             claims.expires,
         )
         conn.table = table_id
+        former = self.mirrors.get(table_id)
+        if former is not None and former.owner != owner:
+            # The table moved: this node's connections attached to its
+            # former owner resume where it is now. Taking the new owner's
+            # name alone would hide the move from them (beacons and checks
+            # compare with it), attached to a node that has let them go.
+            for other in list(former.conns.values()):
+                self._shut(other, CloseCode.TRY_AGAIN_LATER, "table moved")
         # Among the table's connections before the subscription is awaited:
         # a last connection leaving meanwhile then does not unsubscribe the
         # channel (:meth:`_unsubscribe`), and every hello waits until Redis
