@@ -23,7 +23,7 @@ from vigil.net import bus
 from vigil.net import cluster_wire as wire
 from vigil.net.cluster import Cluster, Mirror
 from vigil.net.config import Config
-from vigil.net.host import Conn, TableHost
+from vigil.net.host import Conn, RemoteConn, TableHost
 from vigil.net.hub import Hub
 from vigil.net.writer import Moved
 from vigil.protocol import PROTOCOL_VERSION, Hello
@@ -219,3 +219,20 @@ async def test_a_hello_that_finds_the_table_moved_sends_the_connections_of_its_f
     finally:
         await n2.aclose()
         await redis.aclose()
+
+
+def beacons(node: Node) -> list[wire.Beacon]:
+    """The beacons the node has queued on its bus (and forgets them)."""
+    queued, node.cluster.bus._out[:] = list(node.cluster.bus._out), []
+    decoded = [wire.decoder.decode(data) for _, data, _ in queued]
+    return [m for m in decoded if isinstance(m, wire.Beacon)]
+
+
+async def test_a_node_whose_leases_are_in_doubt_sends_no_beacon(node: Node) -> None:
+    node.host.join(RemoteConn(node="n2", ref=1, role="spectator"))  # another node watches t1
+    node.cluster.beacons()
+    assert [(b.t, b.owner) for b in beacons(node)] == [("t1", "n1")]
+    # Its last renewal began a lease ago (it was paused): t1 may be another's.
+    node.cluster._renewed = time.monotonic() - 2 * LEASE
+    node.cluster.beacons()
+    assert beacons(node) == []

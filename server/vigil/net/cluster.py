@@ -237,7 +237,12 @@ class Cluster:
         as its patches were published (:attr:`TableHost.published`), never
         the rev of an edit under way, whose bundle comes once its commit is
         done: a beacon of that rev would make every other node think it
-        missed a bundle and close its connections of the table."""
+        missed a bundle and close its connections of the table. None while
+        this node's leases are in doubt (it was paused or cut off): another
+        node may own its tables by now, and a beacon naming this one would
+        send the connections attached there elsewhere again."""
+        if not self.holding():
+            return
         for host in self.hub.hosts.values():
             if host.remote:
                 table = host.table
