@@ -236,3 +236,16 @@ async def test_a_node_whose_leases_are_in_doubt_sends_no_beacon(node: Node) -> N
     node.cluster._renewed = time.monotonic() - 2 * LEASE
     node.cluster.beacons()
     assert beacons(node) == []
+
+
+async def test_a_node_back_after_a_lease_without_heartbeat_attaches_its_connections_again(node: Node) -> None:
+    cluster = node.cluster
+    watching = attached_elsewhere(cluster, "far", "n2")
+    await cluster._sweep()  # renewed in time: kept
+    assert watching.ref in cluster.conns
+    # Paused for two leases: n2 saw no heartbeat and let the connection go.
+    cluster._renewed = time.monotonic() - 2 * LEASE
+    await cluster._sweep()
+    await node.settle()
+    assert watching.ws.closed == [(1013, "resync")]  # type: ignore[attr-defined]
+    assert cluster.conns == {} and cluster.mirrors == {}

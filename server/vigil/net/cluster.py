@@ -168,6 +168,13 @@ class Cluster:
     async def _sweep(self) -> None:
         began = time.monotonic()
         lost = await asyncio.to_thread(self.leases.renew)
+        if began - self._renewed > self.leases.ttl:
+            # No heartbeat for a lease (paused, cut off): to the other nodes
+            # this one looked dead, and their sweeps let its connections go
+            # (below). Each resumes, to be attached again.
+            for mirror in list(self.mirrors.values()):
+                for conn in list(mirror.conns.values()):
+                    self._shut(conn, CloseCode.TRY_AGAIN_LATER, "resync")
         self._renewed = began
         for table_id in lost:
             host = self.hub.hosts.get(table_id)
