@@ -32,12 +32,16 @@ from redis.asyncio.client import PubSub
 
 log = structlog.get_logger("vigil")
 
-# What a lost or refused Redis connection raises.
-BUS_ERRORS = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError)
+# What a lost or refused Redis connection raises, and any error Redis
+# answers (a command refused: an ACL, a server in trouble): each is a bus
+# that did not carry the message, never the end of the task that met it.
+BUS_ERRORS = (redis_errors.RedisError, OSError)
 # How long a subscription waits for Redis to confirm it.
 SUBSCRIBE_SECONDS = 5.0
 # The most messages one pipelined batch publishes.
 BATCH = 512
+# How long a stop waits for the reader and the publisher to end.
+STOP_SECONDS = 2.0
 
 Handler = Callable[[bytes, bytes], None]
 
@@ -70,6 +74,8 @@ class Bus:
         self._redis: Redis = Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
         self._pubsub: PubSub = self._redis.pubsub()
         self._out: list[tuple[str, bytes, asyncio.Future[int] | None]] = []
+        self._sending: list[tuple[str, bytes, asyncio.Future[int] | None]] = []  # the batch under way
+        self._stopped = False
         self._wake = asyncio.Event()
         self._confirmed: dict[str, asyncio.Future[None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -88,8 +94,20 @@ class Bus:
             if not self._out:
                 break
             await asyncio.sleep(0.01)
+        self._stopped = True
+        self._wake.set()
         for task in self._tasks:
             task.cancel()
+        # Each task also ends by itself once stopped: a cancellation can be
+        # lost inside redis-py (seen: the publisher went on waiting).
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=STOP_SECONDS)
+        # What was not sent never will be: its requests fail now (a bus
+        # error, as when Redis is lost) instead of waiting for ever.
+        for _, _, future in [*self._sending, *self._out]:
+            if future is not None and not future.done():
+                future.set_exception(redis_errors.ConnectionError("the bus is stopped"))
+        self._sending, self._out = [], []
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()  # type: ignore[no-untyped-call]
         with contextlib.suppress(Exception):
@@ -101,10 +119,19 @@ class Bus:
         """Subscribe, and return once Redis confirmed it: from then on every
         message published on ``channel`` reaches this node."""
         waiter = self._confirmed.get(channel)
-        if waiter is None:
-            waiter = self._confirmed[channel] = asyncio.get_running_loop().create_future()
-            await self._pubsub.subscribe(channel)
-        await asyncio.wait_for(asyncio.shield(waiter), SUBSCRIBE_SECONDS)
+        try:
+            if waiter is None:
+                waiter = self._confirmed[channel] = asyncio.get_running_loop().create_future()
+                await self._pubsub.subscribe(channel)
+            await asyncio.wait_for(asyncio.shield(waiter), SUBSCRIBE_SECONDS)
+        except BaseException:
+            # Not subscribed, or not known to be (the command failed: redis-py
+            # then does not subscribe again on reconnecting; or no
+            # confirmation came in time): the next call sends it again,
+            # instead of waiting on a confirmation that may never come.
+            if waiter is not None and not waiter.done() and self._confirmed.get(channel) is waiter:
+                del self._confirmed[channel]
+            raise
 
     async def unsubscribe(self, channel: str) -> None:
         self._confirmed.pop(channel, None)
@@ -116,7 +143,7 @@ class Bus:
         order. A lost connection is reconnected (redis-py subscribes again
         to every channel on reconnecting) and reported: what was published
         meanwhile is lost."""
-        while True:
+        while not self._stopped:
             try:
                 if not self._pubsub.subscribed:
                     await asyncio.sleep(0.05)
@@ -150,36 +177,44 @@ class Bus:
 
     def publish(self, channel: str, data: bytes) -> None:
         """Queue ``data`` for ``channel`` (in order with everything this
-        node publishes); lost if Redis is unreachable."""
+        node publishes); lost if Redis is unreachable (or the bus stopped)."""
+        if self._stopped:
+            return
         self._out.append((channel, data, None))
         self._wake.set()
 
     async def request(self, channel: str, data: bytes) -> int:
         """Publish in order with the rest and wait for it: how many
         subscribers got it (0: nobody listens there). Raises a bus error if
-        Redis could not be reached (it may or may not have been sent)."""
+        Redis could not be reached (it may or may not have been sent), or
+        the bus is stopped."""
+        if self._stopped:
+            raise redis_errors.ConnectionError("the bus is stopped")
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._out.append((channel, data, future))
         self._wake.set()
         return await future
 
     async def _publish(self) -> None:
-        while True:
+        while not self._stopped:
             await self._wake.wait()
             self._wake.clear()
-            while self._out:
+            while self._out and not self._stopped:
                 batch, self._out = self._out[:BATCH], self._out[BATCH:]
+                self._sending = batch
                 try:
                     async with self._redis.pipeline(transaction=False) as pipe:
                         for channel, data, _ in batch:
                             pipe.publish(channel, data)
                         counts = await pipe.execute()
                 except BUS_ERRORS as exc:
+                    self._sending = []
                     log.warning("bus_publish_failed", bus=self.location, error=str(exc), lost=len(batch))
                     for _, _, future in batch:
                         if future is not None and not future.done():
                             future.set_exception(exc)
                     continue
+                self._sending = []  # (kept if cancelled under way: stop() fails its requests)
                 for (_, _, future), count in zip(batch, counts, strict=True):
                     if future is not None and not future.done():
                         future.set_result(int(count))

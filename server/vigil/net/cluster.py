@@ -80,7 +80,11 @@ class Mirror:
     # view is at (from its snapshot or replay, then each bundle).
     keys: dict[int, str] = field(default_factory=dict)
     seen: dict[int, tuple[int, int]] = field(default_factory=dict)
-    # Attach requests not yet answered, with their deadlines.
+    # Attaches not done yet, with their deadlines: done once both the
+    # audience (Attached) and a first view (a Deliver with its rev) came;
+    # either may be lost on the bus, and a connection without them would
+    # wait for ever (no bundle or beacon concerns a connection without a
+    # view).
     attaching: dict[int, float] = field(default_factory=dict)
     heard: float = field(default_factory=time.monotonic)
 
@@ -105,6 +109,11 @@ class Cluster:
         # the first (the second then conflicts with the log forever).
         self._taking = asyncio.Lock()
         self._waiting: dict[tuple[int, str], asyncio.Future[None]] = {}
+        # Other nodes' connections being let in (their Attach is a task of
+        # its own), and whether their Detach came meanwhile: the Detach is
+        # read at once, and would otherwise find nothing to remove and leave
+        # the connection among the table's for good once it is in.
+        self._entering: dict[tuple[str, int], bool] = {}
         self._keys: dict[str, tuple[str, float]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
@@ -159,6 +168,13 @@ class Cluster:
     async def _sweep(self) -> None:
         began = time.monotonic()
         lost = await asyncio.to_thread(self.leases.renew)
+        if began - self._renewed > self.leases.ttl:
+            # No heartbeat for a lease (paused, cut off): to the other nodes
+            # this one looked dead, and their sweeps let its connections go
+            # (below). Each resumes, to be attached again.
+            for mirror in list(self.mirrors.values()):
+                for conn in list(mirror.conns.values()):
+                    self._shut(conn, CloseCode.TRY_AGAIN_LATER, "resync")
         self._renewed = began
         for table_id in lost:
             host = self.hub.hosts.get(table_id)
@@ -228,7 +244,12 @@ class Cluster:
         as its patches were published (:attr:`TableHost.published`), never
         the rev of an edit under way, whose bundle comes once its commit is
         done: a beacon of that rev would make every other node think it
-        missed a bundle and close its connections of the table."""
+        missed a bundle and close its connections of the table. None while
+        this node's leases are in doubt (it was paused or cut off): another
+        node may own its tables by now, and a beacon naming this one would
+        send the connections attached there elsewhere again."""
+        if not self.holding():
+            return
         for host in self.hub.hosts.values():
             if host.remote:
                 table = host.table
@@ -241,6 +262,15 @@ class Cluster:
     # -- the owner's side: requests from other nodes --------------------------
 
     async def _attach(self, m: wire.Attach) -> None:
+        try:
+            joined = await self._let_in(m)
+        finally:
+            detached = self._entering.pop((m.node, m.ref), False)
+        if joined is not None and detached:
+            self.hub.leave(*joined)  # its node let it go while it was let in
+
+    async def _let_in(self, m: wire.Attach) -> tuple[TableHost, RemoteConn] | None:
+        """Take the connection ``m`` names among its table's (None: refused)."""
         from vigil.net import connection
 
         host = self.hub.hosts.get(m.t)
@@ -256,22 +286,27 @@ class Cluster:
                     data=error_message("bad_token", {}, None),
                 )
                 self._to(m.node, refused)
-                return
+                return None
             self._to(
                 m.node, wire.Shut(t=m.t, ref=m.ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
             )
-            return
+            return None
         peer = RemoteConn(node=m.node, ref=m.ref)
         refusal = await connection.enter(self.hub, peer, m.token, m.resume, m.session, self._attached)
         if refusal is not None:
             close, code, data = refusal
             self._to(m.node, wire.Shut(t=m.t, ref=m.ref, code=int(close), reason=code, data=data))
+            return None
+        joined = self.hub.hosts.get(peer.table or "")
+        return None if joined is None else (joined, peer)
 
     def _attached(self, peer: RemoteConn) -> None:
         """The owner took ``peer``: its node learns its audience before its welcome."""
         self._to(peer.node, wire.Attached(t=peer.table or "", ref=peer.ref, key=peer.watching.key))
 
     def _detach(self, m: wire.Detach) -> None:
+        if (m.node, m.ref) in self._entering:
+            self._entering[m.node, m.ref] = True
         host = self.hub.hosts.get(m.t)
         peer = host.remote.get((m.node, m.ref)) if host is not None else None
         if host is not None and peer is not None:
@@ -350,15 +385,25 @@ class Cluster:
             claims.expires,
         )
         conn.table = table_id
-        mirror = self.mirrors.get(table_id)
+        former = self.mirrors.get(table_id)
+        if former is not None and former.owner != owner:
+            # The table moved: this node's connections attached to its
+            # former owner resume where it is now. Taking the new owner's
+            # name alone would hide the move from them (beacons and checks
+            # compare with it), attached to a node that has let them go.
+            for other in list(former.conns.values()):
+                self._shut(other, CloseCode.TRY_AGAIN_LATER, "table moved")
+        # Among the table's connections before the subscription is awaited:
+        # a last connection leaving meanwhile then does not unsubscribe the
+        # channel (:meth:`_unsubscribe`), and every hello waits until Redis
+        # has confirmed it, not only the first.
+        mirror = self.mirrors.setdefault(table_id, Mirror(owner=owner))
+        mirror.owner = owner
+        mirror.conns[conn.ref] = conn
+        mirror.attaching[conn.ref] = time.monotonic() + self.hub.config.forward_seconds
+        self.conns[conn.ref] = conn
         try:
-            if mirror is None:
-                await self.bus.subscribe(busmod.table_channel(table_id))
-                mirror = self.mirrors.setdefault(table_id, Mirror(owner=owner))
-            mirror.owner = owner
-            mirror.conns[conn.ref] = conn
-            mirror.attaching[conn.ref] = time.monotonic() + self.hub.config.forward_seconds
-            self.conns[conn.ref] = conn
+            await self.bus.subscribe(busmod.table_channel(table_id))
             resume = None
             if msg.resume is not None and msg.resume.table == table_id:
                 resume = (msg.resume.epoch, msg.resume.rev)
@@ -393,12 +438,12 @@ class Cluster:
             operator = conn.token_id
             if not conn.ref:
                 conn.ref = next(self._refs)
-            self._operators[conn.ref] = conn
             found = await asyncio.to_thread(self.leases.owner, table_id)
             if found is None:
                 hub.fanout.send(conn, error_message("table_unavailable", {}, msg_id))
                 return
             owner = found
+            self._operators[conn.ref] = conn  # until its last request is answered (below)
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting[(conn.ref, msg_id)] = waiter
         request = wire.Forward(t=table_id, node=self.node, ref=conn.ref, frame=frame, operator=operator)
@@ -442,7 +487,14 @@ class Cluster:
         self.bus.publish(busmod.inbox(mirror.owner), wire.encoder.encode(detach))
         if not mirror.conns:
             del self.mirrors[conn.table or ""]
-            self._spawn(self.bus.unsubscribe(busmod.table_channel(conn.table or "")))
+            self._spawn(self._unsubscribe(conn.table or ""))
+
+    async def _unsubscribe(self, table_id: str) -> None:
+        """No connection of this node watches ``table_id``: its channel is
+        left, unless a hello for it came since (it found the channel
+        subscribed, and sent nothing)."""
+        if table_id not in self.mirrors:
+            await self.bus.unsubscribe(busmod.table_channel(table_id))
 
     def _shut(self, conn: Conn, code: CloseCode, reason: str) -> None:
         """Close ``conn``; its client reconnects and resumes (1013)."""
@@ -491,6 +543,7 @@ class Cluster:
             return
         match m:
             case wire.Attach():
+                self._entering[m.node, m.ref] = False
                 self._spawn(self._attach(m))
             case wire.Detach():
                 self._detach(m)
@@ -518,12 +571,13 @@ class Cluster:
         match m:
             case wire.Attached():
                 mirror.keys[m.ref] = m.key
-                mirror.attaching.pop(m.ref, None)
             case wire.Deliver():
                 for message in m.msgs:
                     fanout.send(conn, message)
                 if m.rev is not None and m.epoch is not None:
                     mirror.seen[m.ref] = (m.epoch, m.rev)
+                    if m.ref in mirror.keys:
+                        mirror.attaching.pop(m.ref, None)
             case wire.Answer():
                 fanout.send(conn, m.data)
                 self._answered(m.ref, m.id)

@@ -17,6 +17,7 @@ Every other call is made from a worker thread, so that a network database
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from collections.abc import Callable, Coroutine
@@ -33,7 +34,7 @@ from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
 from vigil.net.host import DEDUP_WINDOW, Conn, Peer, TableHost
 from vigil.net.replay import Replay
-from vigil.net.writer import Writer
+from vigil.net.writer import Moved, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
 from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, inline
@@ -177,7 +178,11 @@ class Hub:
         )
         held = None if recent else timers.held_since(host.table, mark)
         if held is not None:
-            await self.writer.hold(host, min(held, time.time()))
+            # A pause that cannot be committed gives the table up (Moved: a
+            # later sweep takes it again); it never ends the caller's sweep,
+            # whose other tables, taken already, would then go unserved.
+            with contextlib.suppress(Moved):
+                await self.writer.hold(host, min(held, time.time()))
         else:
             self._host(host)
             self._spawn(self._pause_if_no_gm(host, 2 * self.config.lease_seconds))
