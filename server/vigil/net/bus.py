@@ -40,6 +40,9 @@ BUS_ERRORS = (redis_errors.RedisError, OSError)
 SUBSCRIBE_SECONDS = 5.0
 # The most messages one pipelined batch publishes.
 BATCH = 512
+# The most messages queued for Redis; past it a published message is
+# dropped (pub/sub is at most once anyway; requests are never dropped).
+MAX_QUEUED = 100_000
 # How long a stop waits for the reader and the publisher to end.
 STOP_SECONDS = 2.0
 
@@ -74,6 +77,7 @@ class Bus:
         self._redis: Redis = Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
         self._pubsub: PubSub = self._redis.pubsub()
         self._out: list[tuple[str, bytes, asyncio.Future[int] | None]] = []
+        self._dropped = 0
         self._sending: list[tuple[str, bytes, asyncio.Future[int] | None]] = []  # the batch under way
         self._stopped = False
         self._wake = asyncio.Event()
@@ -180,6 +184,15 @@ class Bus:
         node publishes); lost if Redis is unreachable (or the bus stopped)."""
         if self._stopped:
             return
+        if len(self._out) >= MAX_QUEUED:
+            # Redis unreachable without refusing (packets dropped): what it
+            # would carry is lost anyway, and the beacons tell the other
+            # nodes what they missed once it is back; memory stays bounded.
+            self._dropped += 1
+            if self._dropped == 1:
+                log.warning("bus_queue_full", bus=self.location, queued=len(self._out))
+            return
+        self._dropped = 0
         self._out.append((channel, data, None))
         self._wake.set()
 

@@ -130,12 +130,16 @@ class Cluster:
         await self._sweep()
         self._loops = [asyncio.create_task(self._own()), asyncio.create_task(self._watch())]
 
+    def halt(self) -> None:
+        """Stop renewing, sweeping and beaconing (the first step of a stop)."""
+        for task in self._loops:
+            task.cancel()
+
     async def stop(self) -> None:
         """Leave: the other nodes' connections to this node's tables are
         told to resume elsewhere, and every lease ends now (the others take
         the tables at once)."""
-        for task in self._loops:
-            task.cancel()
+        self.halt()
         for host in self.hub.hosts.values():
             for peer in list(host.remote.values()):
                 self.close(peer, CloseCode.TRY_AGAIN_LATER, "node stopping")

@@ -11,12 +11,15 @@ import asyncio
 from collections.abc import Callable
 
 import msgspec
+import structlog
 
 from vigil.changes import LogEntry
 from vigil.net import metrics
 from vigil.net.host import TableHost
 from vigil.store.base import Fenced, Store
 from vigil.store.base import inline as store_inline
+
+log = structlog.get_logger("vigil")
 
 
 class Committer:
@@ -36,6 +39,7 @@ class Committer:
         self._pending: list[tuple[list[LogEntry], asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._snapshots: set[asyncio.Task[None]] = set()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run())
@@ -90,9 +94,18 @@ class Committer:
             host.since_snapshot = 0
             table = host.table
             doc = msgspec.json.decode(msgspec.json.encode(table.doc))
-            asyncio.get_running_loop().create_task(
+            task = asyncio.get_running_loop().create_task(
                 asyncio.to_thread(self.store.snapshot, table.id, table.epoch, table.rev, doc)
             )
+            self._snapshots.add(task)
+            task.add_done_callback(self._snapshot_done)
+
+    def _snapshot_done(self, task: asyncio.Task[None]) -> None:
+        """A snapshot written, or not (the log is still the truth: a table
+        loads from the last snapshot that landed and the entries after it)."""
+        self._snapshots.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.warning("snapshot_failed", error=str(exc))
 
     async def stop(self) -> None:
         if self._task is not None:

@@ -251,6 +251,8 @@ class Hub:
         self.writer.closing = True
         if self._presence is not None:
             self._presence.cancel()
+        if self.cluster is not None:
+            self.cluster.halt()  # no sweep takes a table while this node stops
         for host in list(self.hosts.values()):
             if self.cluster is None:  # a cluster's other nodes take it over, clock running
                 await self.writer.hold(host, None)
