@@ -68,6 +68,38 @@ class TokenRecord(msgspec.Struct, kw_only=True):
     incarnations: dict[str, str] = {}
 
 
+# A table's columns as both stores keep them, in this order.
+TABLE_COLUMNS = "id, system, name, key, epoch, created, archived"
+
+
+def table_row(record: TableRecord) -> tuple[Any, ...]:
+    """``record`` as a row of :data:`TABLE_COLUMNS` (the inverse of
+    :func:`table_from_row`)."""
+    return (
+        record.id,
+        record.system,
+        record.name,
+        record.key,
+        record.epoch,
+        record.created,
+        record.archived,
+    )
+
+
+def table_from_row(row: Sequence[Any]) -> TableRecord:
+    """A table's record read back from a row of :data:`TABLE_COLUMNS`
+    (SQLite keeps ``archived`` as an integer)."""
+    return TableRecord(
+        id=row[0],
+        system=row[1],
+        name=row[2],
+        key=row[3],
+        epoch=int(row[4]),
+        created=row[5],
+        archived=bool(row[6]),
+    )
+
+
 # A token's columns as both stores keep them, in this order.
 TOKEN_COLUMNS = "table_id, token_id, role, chars, label, expires, created, revoked, incarnations"
 

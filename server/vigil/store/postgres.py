@@ -44,6 +44,7 @@ from vigil.changes import LogEntry
 from vigil.jsonpatch import apply as apply_patch
 from vigil.store import leases
 from vigil.store.base import (
+    TABLE_COLUMNS,
     TOKEN_COLUMNS,
     Conflict,
     Durability,
@@ -53,6 +54,8 @@ from vigil.store.base import (
     SchemaError,
     TableRecord,
     TokenRecord,
+    table_from_row,
+    table_row,
     token_from_row,
     token_row,
 )
@@ -114,7 +117,6 @@ _enc = msgspec.json.Encoder()
 _entry_dec = msgspec.json.Decoder(LogEntry)
 _doc_dec = msgspec.json.Decoder(dict[str, Any])
 
-_TABLE_COLUMNS = "id, system, name, key, epoch, created, archived"
 _INSERT_LOG = (
     "INSERT INTO log (table_id, epoch, rev, v, entry) "
     "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[], %s::integer[], %s::text[])"
@@ -275,16 +277,8 @@ class PostgresStore:
             try:
                 with conn.transaction():
                     conn.execute(
-                        f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                        (
-                            record.id,
-                            record.system,
-                            record.name,
-                            record.key,
-                            record.epoch,
-                            record.created,
-                            record.archived,
-                        ),
+                        f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                        table_row(record),
                     )
                     conn.execute(
                         "INSERT INTO snapshots VALUES (%s, %s, 0, %s)",
@@ -304,19 +298,19 @@ class PostgresStore:
     def table(self, table: str) -> TableRecord | None:
         row = self._run(
             lambda conn: conn.execute(
-                f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = %s", (table,)
+                f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = %s", (table,)
             ).fetchone()
         )
-        return None if row is None else _record(row)
+        return None if row is None else table_from_row(row)
 
     def tables(self, include_archived: bool = True) -> list[TableRecord]:
         where = "" if include_archived else " WHERE NOT archived"
         rows = self._run(
             lambda conn: conn.execute(
-                f"SELECT {_TABLE_COLUMNS} FROM tables{where} ORDER BY created, id"
+                f"SELECT {TABLE_COLUMNS} FROM tables{where} ORDER BY created, id"
             ).fetchall()
         )
-        return [_record(row) for row in rows]
+        return [table_from_row(row) for row in rows]
 
     def load(self, table: str) -> Loaded:
         """Latest snapshot of the current epoch plus the entries after it,
@@ -326,7 +320,7 @@ class PostgresStore:
         def work(conn: psycopg.Connection[Any]) -> tuple[Any, Any, list[Any]]:
             with conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                row = conn.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = %s", (table,)).fetchone()
+                row = conn.execute(f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = %s", (table,)).fetchone()
                 if row is None:
                     raise KeyError(table)
                 snap = conn.execute(
@@ -345,7 +339,7 @@ class PostgresStore:
         tail = [_entry_dec.decode(r[0]) for r in tail_rows]
         for entry in tail:
             doc = apply_patch(doc, entry.ops)
-        return Loaded(record=_record(row), snapshot_rev=int(snap[0]), doc=doc, tail=tail)
+        return Loaded(record=table_from_row(row), snapshot_rev=int(snap[0]), doc=doc, tail=tail)
 
     def append(self, entries: Sequence[LogEntry]) -> None:
         """One statement (one round trip, atomic). If a rev is taken, the
@@ -506,15 +500,3 @@ class PostgresStore:
     def close(self) -> None:
         self._closed = True
         self._pool.close()
-
-
-def _record(row: tuple[Any, ...]) -> TableRecord:
-    return TableRecord(
-        id=row[0],
-        system=row[1],
-        name=row[2],
-        key=row[3],
-        epoch=int(row[4]),
-        created=row[5],
-        archived=bool(row[6]),
-    )

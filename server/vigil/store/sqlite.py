@@ -26,6 +26,7 @@ from vigil.auth import new_key
 from vigil.changes import LogEntry
 from vigil.jsonpatch import apply as apply_patch
 from vigil.store.base import (
+    TABLE_COLUMNS,
     TOKEN_COLUMNS,
     Conflict,
     Durability,
@@ -33,6 +34,8 @@ from vigil.store.base import (
     SchemaError,
     TableRecord,
     TokenRecord,
+    table_from_row,
+    table_row,
     token_from_row,
     token_row,
 )
@@ -149,16 +152,7 @@ class SqliteStore:
     def create_table(self, record: TableRecord, doc: dict[str, Any]) -> None:
         with self._lock, _conflicts, self._tx():
             self._db.execute(
-                "INSERT INTO tables VALUES (?,?,?,?,?,?,?)",
-                (
-                    record.id,
-                    record.system,
-                    record.name,
-                    record.key,
-                    record.epoch,
-                    record.created,
-                    int(record.archived),
-                ),
+                f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES (?,?,?,?,?,?,?)", table_row(record)
             )
             self._db.execute(
                 "INSERT INTO snapshots VALUES (?,?,0,?)",
@@ -167,17 +161,13 @@ class SqliteStore:
 
     def table(self, table: str) -> TableRecord | None:
         with self._lock:
-            row = self._db.execute(
-                "SELECT id, system, name, key, epoch, created, archived FROM tables WHERE id=?", (table,)
-            ).fetchone()
-        return None if row is None else _record(row)
+            row = self._db.execute(f"SELECT {TABLE_COLUMNS} FROM tables WHERE id=?", (table,)).fetchone()
+        return None if row is None else table_from_row(row)
 
     def tables(self, include_archived: bool = True) -> list[TableRecord]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT id, system, name, key, epoch, created, archived FROM tables ORDER BY created"
-            ).fetchall()
-        records = [_record(row) for row in rows]
+            rows = self._db.execute(f"SELECT {TABLE_COLUMNS} FROM tables ORDER BY created").fetchall()
+        records = [table_from_row(row) for row in rows]
         return [r for r in records if include_archived or not r.archived]
 
     def load(self, table: str) -> Loaded:
@@ -186,12 +176,12 @@ class SqliteStore:
         server's replay buffer and undo)."""
         with self._lock:
             row = self._db.execute(
-                "SELECT id, system, name, key, epoch, created, archived FROM tables WHERE id=?",
+                f"SELECT {TABLE_COLUMNS} FROM tables WHERE id=?",
                 (table,),
             ).fetchone()
             if row is None:
                 raise KeyError(table)
-            record = _record(row)
+            record = table_from_row(row)
             snap = self._db.execute(
                 "SELECT rev, doc FROM snapshots WHERE table_id=? AND epoch=? ORDER BY rev DESC LIMIT 1",
                 (table, record.epoch),
@@ -419,15 +409,3 @@ class _Transaction:
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         self._db.execute("COMMIT" if exc_type is None else "ROLLBACK")
-
-
-def _record(row: tuple[Any, ...]) -> TableRecord:
-    return TableRecord(
-        id=row[0],
-        system=row[1],
-        name=row[2],
-        key=row[3],
-        epoch=row[4],
-        created=row[5],
-        archived=bool(row[6]),
-    )
