@@ -24,7 +24,7 @@ from typing import Any
 
 from playwright.async_api import Locator, Page, expect
 from tests.browser.test_dashboard import PAGES, card, open_live
-from tests.browser.test_session import new_table
+from tests.browser.test_session import new_table, no_page_errors
 from tests.support.commands import ws_commands
 from tests.support.server import ServerProcess
 
@@ -84,6 +84,17 @@ async def send_form(page: Page, command: str, faces: list[int] | None = None, **
     return form
 
 
+def gm_reopener(new_page: Any, gm_url: str, height: int = 1000) -> Callable[[], Awaitable[Page]]:
+    """How the GM's page is opened again once closed (a new page, live)."""
+
+    async def reopen() -> Page:
+        page: Page = await new_page(1400, height)
+        await open_live(page, gm_url)
+        return page
+
+    return reopen
+
+
 async def pause_without_gm_seen(
     gm: Page, player: Page, reopen: Callable[[], Awaitable[Page]], player_acts: Callable[[], Awaitable[None]]
 ) -> Page:
@@ -107,11 +118,6 @@ async def pause_without_gm_seen(
     paused = player.locator("#history li.entry", has_text="No GM is connected: the clock pauses.")
     await expect(paused).to_have_count(1)
     return await reopen()
-
-
-def no_page_errors(*pages: Page) -> None:
-    errors = [e for p in pages for e in p.vigil_errors if "pageerror" in e]  # type: ignore[attr-defined]
-    assert errors == []
 
 
 async def test_mettle_options_lot_weights_manual_dice_stabilize_tn_pause(
@@ -172,10 +178,7 @@ async def test_mettle_options_lot_weights_manual_dice_stabilize_tn_pause(
     PAGES.mkdir(parents=True, exist_ok=True)
     await options_form(gm).screenshot(path=str(PAGES / "options-mettle.png"))
 
-    async def reopen() -> Page:
-        page = await new_page(1400, 1000)
-        await open_live(page, gm_url)
-        return page
+    reopen = gm_reopener(new_page, gm_url)
 
     async def player_rests() -> None:
         await player.locator("form[data-command='mettle.rest_start'] button[type=submit]").click()
@@ -261,10 +264,7 @@ async def test_dryh_options_from_the_page_and_their_effects(
     assert await menu.evaluate_all("(os) => os.map((o) => o.value)") == legal
     await gm.locator("[data-roll='bob']").screenshot(path=str(PAGES / "options-dryh-roll.png"))
 
-    async def reopen() -> Page:
-        page = await new_page(1400, 1100)
-        await open_live(page, gm_url)
-        return page
+    reopen = gm_reopener(new_page, gm_url, 1100)
 
     await gm.locator("#hope-up").click()
     await expect(player.locator("#hope")).to_have_text("1")
@@ -321,10 +321,7 @@ async def test_hursagmu_options_manual_dice_resistance_wake_hour_pause(
     PAGES.mkdir(parents=True, exist_ok=True)
     await options_form(gm).screenshot(path=str(PAGES / "options-hursagmu.png"))
 
-    async def reopen() -> Page:
-        page = await new_page(1400, 1000)
-        await open_live(page, gm_url)
-        return page
+    reopen = gm_reopener(new_page, gm_url)
 
     await send_form(gm, "hursagmu.harm", stuns="2")
 

@@ -178,10 +178,9 @@ class HubGauges:
         self.hub = hub
 
     def collect(self) -> Iterator[Metric]:
-        yield GaugeMetricFamily("vigil_tables_loaded", "Tables loaded in memory", value=len(self.hub.hosts))
         yield GaugeMetricFamily(
-            "vigil_tables_owned",
-            "Tables this node owns (a cluster's node: those it holds the lease of; alone: every one loaded)",
+            "vigil_tables_loaded",
+            "Tables loaded in memory: the tables this node serves (of a cluster: those it owns)",
             value=len(self.hub.hosts),
         )
         yield GaugeMetricFamily(
