@@ -245,7 +245,10 @@ class Cluster:
 
     def beacons(self) -> None:
         """Each owned table that other nodes watch: how far it is — as far
-        as its patches were published (:attr:`TableHost.published`), never
+        as its patches were published (the newest rev of its replay buffer,
+        of the epoch its record names: both change only once an edit is
+        durable and sent; with nothing published since the table was
+        loaded or its epoch began, its rev when no edit is under way), never
         the rev of an edit under way, whose bundle comes once its commit is
         done: a beacon of that rev would make every other node think it
         missed a bundle and close its connections of the table. None while
@@ -257,10 +260,12 @@ class Cluster:
         for host in self.hub.hosts.values():
             if host.remote:
                 table = host.table
-                epoch, rev = host.published or (table.epoch, table.rev)
-                if host.published is None and host.lock.locked():
-                    continue  # the first edit since the load is under way
-                beacon = wire.Beacon(t=table.id, epoch=epoch, rev=rev, owner=self.node)
+                rev = host.replay.head
+                if rev is None:
+                    if host.lock.locked():
+                        continue  # the first edit since the load is under way
+                    rev = table.rev
+                beacon = wire.Beacon(t=table.id, epoch=host.record.epoch, rev=rev, owner=self.node)
                 self.bus.publish(busmod.table_channel(table.id), wire.encoder.encode(beacon))
 
     # -- the owner's side: requests from other nodes --------------------------

@@ -128,8 +128,6 @@ class FanOut:
                 if group:
                     self._broadcast(group, message, skip=sender)
             host.replay.append(rev, messages)
-        if rendered:
-            host.published = (host.table.epoch, rendered[-1][0])
         if self.relay is not None and (host.remote or (reply is not None and sender is None)):
             self.relay.publish(host, rendered, reply)
 
@@ -149,13 +147,11 @@ class FanOut:
             missed = host.replay.missed(key, resume[1], table.rev)
             if missed is not None:
                 if isinstance(conn, RemoteConn):
-                    # The rev they bring its view to: the last one published,
-                    # not the table's, which may be ahead while its commit is
-                    # awaited (its patch follows in the edit's bundle).
-                    head = host.replay.head
-                    reached = head if missed and head is not None else resume[1]
+                    # They bring its view to the table's rev: a newcomer is
+                    # caught up under the table's lock, when every rev the
+                    # table is at has been published (connection.enter).
                     if self.relay is not None:
-                        self.relay.send(conn, missed, reached, table.epoch)
+                        self.relay.send(conn, missed, table.rev, table.epoch)
                     return True
                 for message in missed:
                     self.send(conn, message)

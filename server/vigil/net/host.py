@@ -113,10 +113,6 @@ class TableHost:
     deleted: bool = False
     # Given up (vigil.net.writer.Moved): a command that waited must not apply.
     moved: bool = False
-    # The epoch and rev of the last patches sent to the table's connections
-    # (None: none since it was loaded, which is then where it is): what a
-    # beacon tells the other nodes, never a rev whose commit is awaited.
-    published: tuple[int, int] | None = None
     # The connections other nodes hold for this table, and how many of them
     # watch each audience (their views are kept and sent over the bus).
     remote: dict[tuple[str, int], RemoteConn] = field(default_factory=dict)

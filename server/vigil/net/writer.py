@@ -234,7 +234,6 @@ class Writer:
         if edit.new_epoch:
             host.record.epoch = table.epoch
             host.replay.clear()
-            host.published = (table.epoch, table.rev)
             for conn in list(host.conns()):
                 self.fanout.snapshot(host, conn)
         ending = [c for c in host.conns() if edit.close.which(c)] if edit.close is not None else []
