@@ -16,7 +16,7 @@ pytestmark = pytest.mark.asyncio
 
 def new_bus() -> Bus:
     """A bus that never connects (its Redis client is made, not used)."""
-    return Bus("redis://127.0.0.1:1/0", "n1", lambda channel, data: None, lambda: None)
+    return Bus("redis://127.0.0.1:1/0", "n1", lambda channel, data: None)
 
 
 class FlakySubscriber:

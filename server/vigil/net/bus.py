@@ -8,10 +8,10 @@ when both sides keep one connection: so a node publishes from one task,
 batch after batch, and reads on one connection; a command's ack, the
 patches it caused and a beacon after them arrive in that order. And
 pub/sub is at most once: a message published while a subscriber is
-disconnected is lost. Nothing here hides that: the subscriber is told when
-its connection was lost (``on_lost``), and the owners' beacons tell every
-node how far each table is, so a node that missed a patch notices and its
-clients catch up (vigil.net.cluster).
+disconnected is lost. Nothing here hides that (a lost connection and its
+return are logged), and the owners' beacons tell every node how far each
+table is, so a node that missed a patch notices and its clients catch up
+(vigil.net.cluster).
 
 ``PUBLISH`` answers how many subscribers got the message: zero to a node's
 inbox means that node is gone (not subscribed), so a request sent there was
@@ -69,11 +69,10 @@ def location(url: str) -> str:
 
 
 class Bus:
-    def __init__(self, url: str, node: str, on_message: Handler, on_lost: Callable[[], None]) -> None:
+    def __init__(self, url: str, node: str, on_message: Handler) -> None:
         self.location = location(url)
         self.node = node
         self._on_message = on_message
-        self._on_lost = on_lost
         self._redis: Redis = Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
         self._pubsub: PubSub = self._redis.pubsub()
         self._out: list[tuple[str, bytes, asyncio.Future[int] | None]] = []
@@ -89,9 +88,9 @@ class Bus:
         """Connect and subscribe to this node's inbox (raises if Redis
         cannot be reached: a node of a cluster does not start without it)."""
         await self._redis.ping()
+        self.connected = True  # before the reader runs: not "back" at the start
         self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._publish())]
         await self.subscribe(inbox(self.node))
-        self.connected = True
 
     async def stop(self) -> None:
         for _ in range(100):  # what is queued goes out first (bounded)
@@ -157,13 +156,11 @@ class Bus:
                 if self.connected:
                     log.warning("bus_lost", bus=self.location, error=str(exc))
                     self.connected = False
-                    self._on_lost()
                 await asyncio.sleep(0.5)
                 continue
             if not self.connected:
                 log.info("bus_back", bus=self.location)
                 self.connected = True
-                self._on_lost()  # again: what came during the gap is unknown
             if message is None:
                 continue
             kind = message["type"]

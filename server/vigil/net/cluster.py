@@ -95,7 +95,7 @@ class Cluster:
         self.hub = hub
         self.node = config.node
         self.leases = Leases(store, self.node, config.lease_seconds)
-        self.bus = busmod.Bus(config.bus, self.node, self._on_message, self._on_lost)
+        self.bus = busmod.Bus(config.bus, self.node, self._on_message)
         self.mirrors: dict[str, Mirror] = {}
         self.conns: dict[int, Conn] = {}  # this node's connections to other nodes' tables
         # This node's operator connections waiting for a request forwarded
@@ -539,10 +539,6 @@ class Cluster:
                 self._shut(conn, CloseCode.TRY_AGAIN_LATER, "table moved")
 
     # -- the bus --------------------------------------------------------------
-
-    def _on_lost(self) -> None:
-        """Redis was lost (or is back): whatever was published meanwhile is
-        unknown; the beacons will show which connections fell behind."""
 
     def _on_message(self, channel: bytes, data: bytes) -> None:
         try:

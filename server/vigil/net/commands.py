@@ -68,10 +68,10 @@ async def command(hub: Hub, conn: Peer, msg: Cmd) -> bytes:
         case TableList():
             result = await _tables(hub)
         case TableDelete():
-            host = host_for(hub, conn, body.table)
+            host = host_for(hub, conn, target(msg))
             await hub.writer.run(host, _delete(hub, host, conn))
         case _:
-            reply = await _table_command(hub, conn, host_for(hub, conn, msg.table), msg, plain)
+            reply = await _table_command(hub, conn, host_for(hub, conn, target(msg)), msg, plain)
             metrics.ACCEPTED[tag].inc()
             return reply
     metrics.ACCEPTED[tag].inc()
@@ -99,6 +99,18 @@ async def _tables(hub: Hub) -> list[dict[str, Any]]:
             if r.id not in hosts
         ]
     return listed
+
+
+def target(msg: Cmd | HistoryQuery) -> str | None:
+    """The table a request is about: the one it names, or for table.delete
+    the one its body names; None for the operator's commands about no one
+    table (table.create, table.import, table.list)."""
+    if isinstance(msg, Cmd):
+        if isinstance(msg.body, TableCreate | TableImport | TableList):
+            return None
+        if isinstance(msg.body, TableDelete):
+            return msg.body.table
+    return msg.table
 
 
 def host_for(hub: Hub, conn: Peer, table: str | None) -> TableHost:

@@ -41,7 +41,6 @@ from vigil.protocol import (
 )
 from vigil.rules.outcome import RuleError
 from vigil.store.base import TokenRecord
-from vigil.table_commands import TableCreate, TableDelete, TableImport, TableList
 
 log = structlog.get_logger("vigil")
 SERVER = f"vigil/{__version__}"
@@ -227,9 +226,10 @@ def _join(
         token_id=claims.token_id,
     )
     try:
-        # The welcome only once the table has a place for it.
-        hub.admit(host, peer)
+        # The welcome only once the table has a place for it (subscribe
+        # admits); a remote connection's node hears it was taken first.
         if attached is not None and isinstance(peer, RemoteConn):
+            hub.admit(host, peer)
             attached(peer)
         hub.subscribe(host, peer, encoder.encode(welcome), resume)
     except Refused as exc:
@@ -293,11 +293,8 @@ async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
 
 def _elsewhere(hub: Hub, msg: Cmd | HistoryQuery) -> str | None:
     """The table an operator's request is about, if this node does not own
-    it (table.create, table.list and table.import concern no one table;
-    table.delete names its table in its body)."""
-    if isinstance(msg, Cmd) and isinstance(msg.body, TableCreate | TableImport | TableList):
-        return None
-    table = msg.body.table if isinstance(msg, Cmd) and isinstance(msg.body, TableDelete) else msg.table
+    it (:func:`vigil.net.commands.target`)."""
+    table = commands.target(msg)
     return table if table is not None and table not in hub.hosts else None
 
 
