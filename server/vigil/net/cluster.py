@@ -296,9 +296,7 @@ class Cluster:
                 )
                 self._to(m.node, refused)
                 return None
-            self._to(
-                m.node, wire.Shut(t=m.t, ref=m.ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
-            )
+            self._moved_away(m.node, m.t, m.ref)
             return None
         peer = RemoteConn(node=m.node, ref=m.ref)
         refusal = await connection.enter(self.hub, peer, m.token, m.resume, m.session, self._attached)
@@ -308,6 +306,12 @@ class Cluster:
             return None
         joined = self.hub.hosts.get(peer.table or "")
         return None if joined is None else (joined, peer)
+
+    def _moved_away(self, node: str, table_id: str, ref: int) -> None:
+        """Tell ``node`` this one does not serve ``table_id`` (any more): its
+        connection ``ref`` resumes where the table is now (1013)."""
+        shut = wire.Shut(t=table_id, ref=ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
+        self._to(node, shut)
 
     def _attached(self, peer: RemoteConn) -> None:
         """The owner took ``peer``: its node learns its audience before its welcome."""
@@ -333,9 +337,7 @@ class Cluster:
         if host is None or peer is None:
             # Not this node's (any more): nothing was done; the connection
             # resumes where the table is now and sends it again.
-            self._to(
-                m.node, wire.Shut(t=m.t, ref=m.ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
-            )
+            self._moved_away(m.node, m.t, m.ref)
             return
         await connection.dispatch(self.hub, peer, m.frame)
 
@@ -400,8 +402,7 @@ class Cluster:
             # former owner resume where it is now. Taking the new owner's
             # name alone would hide the move from them (beacons and checks
             # compare with it), attached to a node that has let them go.
-            for other in list(former.conns.values()):
-                self._shut(other, CloseCode.TRY_AGAIN_LATER, "table moved")
+            self._resume_elsewhere(list(former.conns.values()))
         # Among the table's connections before the subscription is awaited:
         # a last connection leaving meanwhile then does not unsubscribe the
         # channel (:meth:`_unsubscribe`), and every hello waits until Redis
@@ -469,8 +470,7 @@ class Cluster:
                 # client sends it again once reconnected).
                 metrics.FORWARDED.labels("unowned").inc()
                 mirror = self.mirrors.get(table_id)
-                for other in list(mirror.conns.values()) if mirror is not None else [conn]:
-                    self._shut(other, CloseCode.TRY_AGAIN_LATER, "table moved")
+                self._resume_elsewhere(list(mirror.conns.values()) if mirror is not None else [conn])
                 return
             try:
                 await asyncio.wait_for(waiter, hub.config.forward_seconds)
@@ -510,6 +510,11 @@ class Cluster:
         self.leave(conn)
         self._spawn(end(conn, code, reason))
 
+    def _resume_elsewhere(self, conns: list[Conn]) -> None:
+        """The table of ``conns`` moved: each resumes where it is now."""
+        for conn in conns:
+            self._shut(conn, CloseCode.TRY_AGAIN_LATER, "table moved")
+
     def count(self) -> int:
         return len(self.conns)
 
@@ -535,8 +540,7 @@ class Cluster:
         owner = await asyncio.to_thread(self.leases.owner, table_id)
         if owner != mirror.owner:
             log.info("table_owner_changed", table=table_id, owner=owner)
-            for conn in list(mirror.conns.values()):
-                self._shut(conn, CloseCode.TRY_AGAIN_LATER, "table moved")
+            self._resume_elsewhere(list(mirror.conns.values()))
 
     # -- the bus --------------------------------------------------------------
 
@@ -643,8 +647,7 @@ class Cluster:
         mirror.heard = time.monotonic()
         if m.owner != mirror.owner:
             # Another node owns it now: every connection resumes there.
-            for conn in list(mirror.conns.values()):
-                self._shut(conn, CloseCode.TRY_AGAIN_LATER, "table moved")
+            self._resume_elsewhere(list(mirror.conns.values()))
             return
         for ref, (epoch, rev) in list(mirror.seen.items()):
             if epoch != m.epoch or rev < m.rev:
