@@ -14,7 +14,7 @@ import re
 import time
 from typing import Any
 
-from playwright.async_api import Page, expect
+from playwright.async_api import Locator, Page, expect
 from tests.browser.test_dashboard import PAGES, act, card, open_live
 from tests.support.commands import ws_command
 from tests.support.server import ServerProcess
@@ -69,15 +69,20 @@ async def spectator_sees(
     print(f"spectator saw {what} {time.monotonic() - started:.2f} s after the click (not asserted)")
 
 
-async def submit_from(page: Page, command: str, **fields: str) -> None:
-    """Fill and submit one form of a page, and wait for its outcome by the form."""
-    form = page.locator(f"form[data-command='{command}']")
+async def fill_fields(form: Locator, fields: dict[str, str]) -> None:
+    """Type or choose each field's value in a command form."""
     for name, value in fields.items():
         control = form.locator(f"[name='{name}']")
         if await control.evaluate("(el) => el.tagName") == "SELECT":
             await control.select_option(value)
         else:
             await control.fill(value)
+
+
+async def submit_from(page: Page, command: str, **fields: str) -> None:
+    """Fill and submit one form of a page, and wait for its outcome by the form."""
+    form = page.locator(f"form[data-command='{command}']")
+    await fill_fields(form, fields)
     await form.locator("button[type=submit]").click()
     await expect(form).to_have_attribute("data-result", "ack")
     await expect(form.locator(".form-result .result-line").first).to_be_visible()

@@ -24,7 +24,7 @@ from typing import Any
 
 from playwright.async_api import Locator, Page, expect
 from tests.browser.test_dashboard import PAGES, card, open_live
-from tests.browser.test_session import new_table, no_page_errors
+from tests.browser.test_session import fill_fields, new_table, no_page_errors
 from tests.support.commands import ws_commands
 from tests.support.server import ServerProcess
 
@@ -69,12 +69,7 @@ async def send_form(page: Page, command: str, faces: list[int] | None = None, **
     """Fill and submit one command form of a page (faces typed into its
     manual-dice rows), and wait until the page has drawn the change."""
     form = page.locator(f"form[data-command='{command}']").first
-    for name, value in fields.items():
-        control = form.locator(f"[name='{name}']")
-        if await control.evaluate("(el) => el.tagName") == "SELECT":
-            await control.select_option(value)
-        else:
-            await control.fill(value)
+    await fill_fields(form, fields)
     for n, face in enumerate(faces or []):
         await form.locator("[data-field='faces'] > button.vigil-add").click()
         await form.locator(f"[name='faces.{n}']").fill(str(face))
