@@ -99,15 +99,7 @@ class Hub:
             self._presence = asyncio.create_task(self._mark_presence())
             return
         for record in self.store.tables():
-            host = self._load(record)
-            held = timers.held_since(host.table, self.store.presence(record.id))
-            if held is not None:
-                # No GM is connected yet: the clock stops where it stood at
-                # the last moment one was known present (arms the timer).
-                self.hosts[record.id] = host
-                await self.writer.hold(host, min(held, time.time()))
-            else:
-                self._host(host)
+            await self._serve(self._load(record), self.store.presence(record.id))
         self.fanout.start()
         self._presence = asyncio.create_task(self._mark_presence())
 
@@ -171,21 +163,29 @@ class Hub:
             return
         finally:
             self._adopting.discard(table_id)
-        self.hosts[table_id] = host
         recent = (
             mark is not None
             and time.time() - mark < self.config.presence_mark_seconds + 3 * self.config.lease_seconds
         )
-        held = None if recent else timers.held_since(host.table, mark)
-        if held is not None:
-            # A pause that cannot be committed gives the table up (Moved: a
-            # later sweep takes it again); it never ends the caller's sweep,
-            # whose other tables, taken already, would then go unserved.
-            with contextlib.suppress(Moved):
-                await self.writer.hold(host, min(held, time.time()))
-        else:
-            self._host(host)
+        if not await self._serve(host, mark, running_on=recent):
             self._spawn(self._pause_if_no_gm(host, 2 * self.config.lease_seconds))
+
+    async def _serve(self, host: TableHost, mark: float | None, running_on: bool = False) -> bool:
+        """Serve a loaded table and arm its timer. No GM is connected yet:
+        unless ``running_on`` (a GM was present a moment ago, on the node
+        that had it), a running clock stops where it stood at the last
+        moment one was known present (the store's presence ``mark``), as
+        on a start. Whether it was stopped so. A pause that cannot be
+        committed gives the table up (Moved: a node of a cluster takes it
+        again later); it never ends the caller's loop over other tables."""
+        held = None if running_on else timers.held_since(host.table, mark)
+        if held is None:
+            self._host(host)
+            return False
+        self.hosts[host.record.id] = host
+        with contextlib.suppress(Moved):
+            await self.writer.hold(host, min(held, time.time()))
+        return True
 
     async def _pause_if_no_gm(self, host: TableHost, after: float) -> None:
         await asyncio.sleep(after)
@@ -228,7 +228,8 @@ class Hub:
             return
 
     def leave(self, host: TableHost, peer: Peer) -> None:
-        """``peer`` (another node's) is gone: as :meth:`unsubscribe`."""
+        """``peer`` (this node's connection or another's) is gone; the last
+        GM leaving a clock that must not run without one pauses it."""
         host.leave(peer, time.monotonic())
         if not self.closing and timers.pauses_after(host, peer):
             self._spawn(self.writer.pause_without_gm(host))
@@ -407,11 +408,8 @@ class Hub:
             self.cluster.leave(conn)
             return
         host = self.hosts.get(conn.table or "")
-        if host is None or conn.audience is None:
-            return
-        host.leave(conn, time.monotonic())
-        if not self.closing and timers.pauses_after(host, conn):
-            self._spawn(self.writer.pause_without_gm(host))
+        if host is not None and conn.audience is not None:
+            self.leave(host, conn)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` on its own, kept referenced until it is done."""
