@@ -505,7 +505,13 @@ def _character_meta(
         raise RuleError("unknown_character", char=body.char)
     meta = dict(t.doc["meta"])
     entry = dict(meta.get(body.char, {}))
-    changed = {k: v for k, v in command.items() if k not in ("type", "char") and v is not None}
+    changed = {
+        k: v for k, v in command.items() if k not in ("type", "char") and v is not None and entry.get(k) != v
+    }
+    if not changed:
+        # Naming no field, or each with the value it has: no rev and no
+        # undo slot is spent on it (an undo would then take back nothing).
+        raise RuleError("no_change", char=body.char)
     entry.update(changed)
     meta[body.char] = entry
     event = Event(
@@ -548,6 +554,8 @@ def _table_options(
         new_options = msgspec.convert(rules_options, t.system.options_type)
     except msgspec.ValidationError as exc:
         raise options_refused(exc) from None
+    if new_options == state.options and settings == t.settings:
+        raise RuleError("options_unchanged")  # none given, or each as it is already
     new_state = engine.copy_state(state)
     new_state.options = new_options
     t.system.validate(new_state)

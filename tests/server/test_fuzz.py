@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 from tests.server.conftest import make_config
 from tests.support.client import WAIT
 from tests.support.samples import sample
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from vigil.close_codes import CloseCode
 from vigil.net.app import shutdown, start
 from vigil.protocol import ALL_COMMANDS, client_decoder
 
@@ -171,3 +173,53 @@ def test_server_still_serves_after_fuzzing(fuzz_target: dict[str, Any]) -> None:
         )
     )
     assert json.loads(ws.recv(WAIT))["type"] == "ack"
+
+
+# Tokens of every shape a mistyped, truncated or forged link gives: not
+# three dot-separated parts, an empty or unknown scope, another version, a
+# real scope with a body that is not signed by its key.
+MALFORMED_TOKENS = [
+    "",
+    "x",
+    "garbage",
+    "v1",
+    "v1.",
+    "v1.garbage",
+    "v1..x",
+    "v2.demo.x",
+    "v1.fz",
+    "v1.fz.x",
+    "..",
+    "v1.fz..",
+]
+tokens = (
+    st.sampled_from(MALFORMED_TOKENS)
+    | st.text(max_size=60)
+    | st.builds(
+        lambda scope, body: f"v1.{scope}.{body}",
+        st.sampled_from(["fz", "~operator", "nope", ""]),
+        st.text(max_size=40),
+    )
+)
+
+
+@settings(max_examples=150)
+@given(token=tokens)
+def test_fuzzed_hello_tokens_are_refused_with_a_final_close(fuzz_target: dict[str, Any], token: str) -> None:
+    """A hello whose token is not a valid one, whatever its shape, is
+    refused ``bad_token`` and closed 4001 (final: the client library stops
+    reconnecting and the page says the link is not valid), never failed
+    inside the server (1011, which a client retries for ever)."""
+    ws = connect(fuzz_target["url"])
+    try:
+        ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token}))
+        reply = json.loads(ws.recv(WAIT))
+        # An empty token is no hello the schema reads (bad_message, naming
+        # the field); every other one is a token that is not valid.
+        expected = "bad_message" if not token else "bad_token"
+        assert reply["type"] == "error" and reply["code"] == expected, (token, reply)
+        with pytest.raises(ConnectionClosed):
+            ws.recv(WAIT)
+        assert ws.close_code == CloseCode.REFUSED, (token, ws.close_code)
+    finally:
+        ws.close()

@@ -74,3 +74,36 @@ async def test_a_command_once_shutdown_has_begun_is_refused(tmp_path: pathlib.Pa
     assert gm.rev == rev
     for client in run.clients:
         await client.close()
+
+
+async def test_a_command_that_changes_nothing_is_refused_and_takes_no_undo_slot(running: Running) -> None:
+    """character.meta naming only its character (or each field with the
+    value it has), and table.options with no option (or each as it is),
+    are refused like every other no-op: no rev, no history entry, no undo
+    slot that would take back nothing."""
+    _table, gm = await running.table("mettle", {"mara": {"mettle": 4}})
+    await gm.ok({"type": "character.meta", "char": "mara", "notes": "scar"})
+    rev, state = gm.rev, gm.state
+    assert state is not None
+    undo_before = state.get("undo")
+    for body, code, params in [
+        ({"type": "character.meta", "char": "mara"}, "no_change", {"char": "mara"}),
+        ({"type": "character.meta", "char": "mara", "notes": "scar"}, "no_change", {"char": "mara"}),
+        ({"type": "table.options", "options": {}}, "options_unchanged", {}),
+        (
+            {"type": "table.options", "options": {"stabilize_tn": state["options"]["stabilize_tn"]}},
+            "options_unchanged",
+            {},
+        ),
+    ]:
+        reply = await gm.cmd(body)
+        assert (reply["type"], reply["code"], reply.get("params", {})) == ("error", code, params), body
+    # A ping after them: every frame before it has been answered (in order).
+    assert (await gm.request({"type": "ping"}))["type"] == "pong"
+    assert (gm.rev, gm.state) == (rev, state)
+    assert state.get("undo") == undo_before
+    # A real change still goes through, and only the field that changed is named.
+    await gm.ok({"type": "character.meta", "char": "mara", "notes": "scar", "name": "Mara the Bold"})
+    assert gm.rev == rev + 1
+    history = await gm.request({"type": "history", "table": gm.table, "before": None, "limit": 1})
+    assert history["entries"][0]["events"][0]["params"] == {"fields": ["name"]}

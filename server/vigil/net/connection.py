@@ -125,7 +125,11 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
     if msg.protocol != PROTOCOL_VERSION:
         await _refuse_hello(conn, "bad_protocol", {"server": PROTOCOL_VERSION, "client": msg.protocol})
         return False
-    scope = auth.scope_of(msg.token)
+    try:
+        scope = auth.scope_of(msg.token)
+    except auth.TokenError as exc:  # not a token's shape: final, as a bad signature is
+        await _refuse_hello(conn, exc.code, {})
+        return False
     if hub.cluster is not None and scope != auth.OPERATOR_SCOPE and scope not in hub.hosts:
         # Another node's table (or nobody's yet): attached to its owner.
         refused = await hub.cluster.hello(conn, msg, scope)

@@ -49,6 +49,8 @@ _ERRORS: dict[str, str] = {
     "unknown_character": "There is no character {char}.",
     "character_exists": "A character with id {id} already exists.",
     "bad_field": "{field} is not a field that can be set.",
+    "no_change": "That changes nothing for {char}.",
+    "options_unchanged": "Those are the table's options already; nothing changed.",
     "bad_value": "{value} is not a valid value for {field}: {reason}.",
     "bad_options": "{field}: {reason}.",
     "not_final": "{char} is not departed, dead, insane or a nightmare; use a correction.",

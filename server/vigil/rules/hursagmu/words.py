@@ -40,7 +40,6 @@ ERRORS: dict[str, str] = {
     "unconscious": "{char} is unconscious and can do nothing.",
     "unknown_trait": "{char} has no trait {trait}.",
     "sense_lost": "Perception by {sense} is impossible ({reason}).",
-    "no_change": "That changes nothing for {char}.",
     "no_harm": "No harm was given for {char}.",
     "no_stuns": "{char} has no stuns to rest off.",
     "already_recovered": "{char} has already recovered today (day {day}).",
