@@ -103,6 +103,33 @@ async def test_spectators_never_lock_the_gm_and_players_out(tmp_path: pathlib.Pa
         await _close(run)
 
 
+async def test_a_reconnect_replaces_its_own_stale_connection_on_a_full_link(tmp_path: pathlib.Path) -> None:
+    """Viewers whose network dropped without a close still hold their
+    places until keep-alive notices (tens of seconds). A client that
+    reconnects names its session again: its own former connection (same
+    link, same session) leaves at once (closed 1013), and it takes the
+    place; another client of a full link is still refused."""
+    run = await _server(
+        tmp_path, max_connections_per_table=6, max_spectators_per_table=3, max_spectators_per_token=2
+    )
+    try:
+        _table, gm = await run.table("mettle", {"a": {"mettle": 3}})
+        link = await run.mint(gm, "spectator")
+        ghost = await run.connect(link, session="viewer-1")  # never closes: its network dropped
+        other = await run.connect(link, session="viewer-2")
+        back = await run.connect(link, session="viewer-1")
+        assert back.welcome is not None and back.state is not None
+        await asyncio.wait_for(ghost.ws.wait_closed(), WAIT)
+        assert ghost.ws.close_code == 1013
+        assert other.ws.close_code is None
+        await gm.ok({"type": "mettle.rattle", "char": "a", "amount": 1})
+        await back.wait_rev(gm.rev)
+        await other.wait_rev(gm.rev)
+        assert await _refused(run, link) == ["link_full"]  # a third viewer: no place
+    finally:
+        await _close(run)
+
+
 def test_settings_that_keep_no_place_for_the_gm_are_refused(tmp_path: pathlib.Path) -> None:
     config = make_config(tmp_path, max_connections_per_table=10, max_spectators_per_table=10)
     with pytest.raises(ValueError, match="places are kept for the GM and players"):

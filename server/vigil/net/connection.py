@@ -229,6 +229,7 @@ def _join(
         characters=sorted(peer.chars),
         token_id=claims.token_id,
     )
+    hub.replace_former(host, peer)
     try:
         # The welcome only once the table has a place for it (subscribe
         # admits); a remote connection's node hears it was taken first.

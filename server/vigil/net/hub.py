@@ -27,6 +27,7 @@ import structlog
 
 from vigil import auth, tokens
 from vigil.changes import LogEntry
+from vigil.close_codes import CloseCode
 from vigil.net import timers
 from vigil.net.committer import Committer
 from vigil.net.config import Config
@@ -383,6 +384,21 @@ class Hub:
             raise Refused("spectators_full")
         if sum(1 for c in spectators if c.token_id == conn.token_id) >= config.max_spectators_per_token:
             raise Refused("link_full")
+
+    def replace_former(self, host: TableHost, conn: Peer) -> None:
+        """A client that reconnects names the session it had (its hello's):
+        a connection of the table with the same token and session is one it
+        has given up — dropped by the network before keep-alive noticed, or
+        left on a node that lost it. That one leaves now, before places are
+        counted, so that a client is never kept out (``link_full``,
+        ``table_full``) by its own ghost. Closed 1013 with a reason; its
+        client is gone, or reconnects as any client told to try again."""
+        if not conn.session:
+            return
+        for former in [c for c in host.conns() if c is not conn]:
+            if former.session == conn.session and former.token_id == conn.token_id:
+                log.info("replaced", table=host.record.id, token=conn.token_id)
+                self.writer.close(host, former, CloseCode.TRY_AGAIN_LATER, "replaced by a reconnect")
 
     def subscribe(self, host: TableHost, conn: Peer, welcome: bytes, resume: tuple[int, int] | None) -> None:
         """Admit ``conn`` (or refuse it, before it is welcomed), welcome it,
