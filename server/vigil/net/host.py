@@ -11,14 +11,13 @@ a cluster holds for a table this node owns.
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
 from vigil import tokens
+from vigil.net.applied import Applied
 from vigil.net.replay import Rendered as Rendered
 from vigil.net.replay import Replay
 from vigil.rules.game import Actor
@@ -29,10 +28,6 @@ from vigil.views import PUBLIC_AUDIENCE, Audience, Viewer
 # An audience nobody watches keeps its view this long (seconds), so that a
 # quick reconnect can still be replayed.
 IDLE_AUDIENCE_SECONDS = 60.0
-# How many of a table's latest commands are remembered by request id: a
-# client sends again only what it sent in the last half minute (its pending
-# commands), far fewer than this even at a busy table.
-DEDUP_WINDOW = 1000
 
 
 @dataclass(eq=False, kw_only=True)
@@ -117,11 +112,11 @@ class TableHost:
     # watch each audience (their views are kept and sent over the bus).
     remote: dict[tuple[str, int], RemoteConn] = field(default_factory=dict)
     remote_keys: dict[str, int] = field(default_factory=dict)
-    # The commands applied lately, by request (token id and message id):
-    # their rev and result, so that a command sent again with its id (its
-    # ack was lost with a connection or a node) is answered, not applied
-    # twice. Filled from the log when the table is loaded.
-    done: OrderedDict[str, tuple[int, Any]] = field(default_factory=OrderedDict)
+    # The commands applied lately, by request (token, session and message
+    # id): their rev and result, so that a command sent again with its id
+    # (its ack was lost with a connection or a node) is answered, not
+    # applied twice. Filled from the log when the table is loaded.
+    applied: Applied = field(default_factory=Applied)
 
     def conns(self) -> Iterator[Peer]:
         """Every connection of the table, this node's and the others'."""
@@ -131,13 +126,6 @@ class TableHost:
 
     def count(self) -> int:
         return sum(len(group) for group in self.subs.values()) + len(self.remote)
-
-    def remember(self, request: str, rev: int, result: Any) -> None:
-        """``request`` was applied at ``rev``; the oldest beyond
-        :data:`DEDUP_WINDOW` are forgotten."""
-        self.done[request] = (rev, result)
-        while len(self.done) > DEDUP_WINDOW:
-            self.done.popitem(last=False)
 
     def rebind(self, now: float) -> list[Peer]:
         """After the table's characters changed: each player connection whose

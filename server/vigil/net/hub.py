@@ -33,7 +33,7 @@ from vigil.net.committer import Committer
 from vigil.net.config import Config
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
-from vigil.net.host import DEDUP_WINDOW, Conn, Peer, TableHost
+from vigil.net.host import Conn, Peer, TableHost
 from vigil.net.replay import Replay
 from vigil.net.writer import Moved, Writer
 from vigil.rules.dice import SecureDice
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from vigil.net.cluster import Cluster
 
 log = structlog.get_logger("vigil")
+# How many log entries one read of a table's recent past takes (at a load).
+RECENT_PAGE = 1000
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -134,11 +136,28 @@ class Hub:
         host = TableHost(table=table, record=record, replay=self._replay())
         host.tokens = {t.token_id: t for t in self.store.tokens(record.id)}
         host.since_snapshot = len(loaded.tail)
-        recent = self.store.history(record.id, record.epoch, None, DEDUP_WINDOW)
-        for entry in reversed(recent):
+        for entry in reversed(self._recent(record, loaded.tail, host.applied.hold_seconds)):
             if entry.request is not None:
-                host.remember(entry.request, entry.rev, entry.result)
+                host.applied.remember(entry.request, entry.rev, entry.result, entry.wall)
+        host.applied.expire(time.time())
         return host
+
+    def _recent(self, record: TableRecord, tail: list[LogEntry], seconds: float) -> list[LogEntry]:
+        """The entries of the table's epoch applied within the last
+        ``seconds``, newest first: read from the snapshot's tail (already
+        loaded) and then the store, page by page, back to the first older
+        one — what a client may still send again (vigil.net.applied)."""
+        horizon = time.time() - seconds
+        found = [e for e in reversed(tail) if e.wall >= horizon]
+        if len(found) < len(tail):
+            return found
+        before = tail[0].rev if tail else None
+        while True:
+            page = self.store.history(record.id, record.epoch, before, RECENT_PAGE)
+            found += [e for e in page if e.wall >= horizon]
+            if len(page) < RECENT_PAGE or page[-1].wall < horizon:
+                return found
+            before = page[-1].rev
 
     async def adopt(self, table_id: str) -> None:
         """Serve a table this node has just taken (a node of a cluster): load

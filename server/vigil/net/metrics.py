@@ -107,8 +107,15 @@ FORWARDED: Final = Counter(
     ["outcome"],
     registry=None,
 )
+FORGOTTEN_EARLY: Final = Counter(
+    "vigil_requests_forgotten_early",
+    "Applied requests a table forgot before the client's resend window had passed, for want of "
+    "room (vigil.net.applied.MAX_BYTES): one sent again after this would be applied again",
+    registry=None,
+)
 INSTRUMENTS: Final = (
     MOVED,
+    FORGOTTEN_EARLY,
     FORWARDED,
     CONNECTIONS,
     COMMANDS,

@@ -204,7 +204,7 @@ class Writer:
             raise Refused("unknown_table", table=host.table.id)
         if host.moved:
             raise Moved()
-        if edit.request is not None and ack is not None and (done := host.done.get(edit.request)):
+        if edit.request is not None and ack is not None and (done := host.applied.get(edit.request)):
             self.fanout.answer(ack(*done))  # sent again: its first ack, nothing applied
             return []
         host.forget_idle(time.monotonic())
@@ -238,8 +238,12 @@ class Writer:
                 self.fanout.snapshot(host, conn)
         ending = [c for c in host.conns() if edit.close.which(c)] if edit.close is not None else []
         reply = ack(kept[-1].rev, kept[-1].result) if ack is not None and edit.make is not None else None
-        if edit.request is not None and edit.make is not None:
-            host.remember(edit.request, kept[-1].rev, kept[-1].result)
+        if (
+            edit.request is not None
+            and edit.make is not None
+            and host.applied.remember(edit.request, kept[-1].rev, kept[-1].result, wall)
+        ):
+            metrics.FORGOTTEN_EARLY.inc()
         self._log(entries)
         self.fanout.publish(host, rendered, reply)
         if table.doc["meta"] is not mark.doc["meta"]:
