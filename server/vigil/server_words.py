@@ -40,5 +40,7 @@ register(
         # an id once), or the table is moving between nodes.
         "outcome_unknown": "The server could not tell if that was done; check the table before repeating.",
         "table_unavailable": "This table is moving to another server; nothing was done. Try again shortly.",
+        # The database (PostgreSQL) did not answer in time: nothing was done.
+        "store_unavailable": "The server cannot reach its database; nothing was done. Try again shortly.",
     },
 )

@@ -54,9 +54,11 @@ from vigil.net import metrics
 from vigil.net.errors import error_message
 from vigil.net.fanout import Reply
 from vigil.net.host import Conn, RemoteConn, Rendered, TableHost
+from vigil.net.tasks import Tasks
 from vigil.net.writer import end
 from vigil.protocol import Hello
-from vigil.store.leases import Leases
+from vigil.store.base import Unavailable
+from vigil.store.leases import Lease, Leases
 
 if TYPE_CHECKING:
     from vigil.net.hub import Hub
@@ -68,13 +70,19 @@ log = structlog.get_logger("vigil")
 # hello on this node (a rotation closes the table's connections at once on
 # every node; a hello in that window is checked again by the owner).
 KEY_SECONDS = 5.0
+# How long a hello waits on the store (the table's key, its owner) before it
+# is refused 1013, "try again shortly": a client waits on it, so not the
+# background's patience (a PostgreSQL outage must not hold hellos for 20 s).
+HELLO_STORE_SECONDS = 2.0
 
 
 @dataclass(eq=False)
 class Mirror:
-    """This node's connections to a table another node owns."""
+    """This node's connections to a table another node owns, under the lease
+    ``lease``: its node's name and its fence. The fence tells a new owner
+    even when the name does not (a node restarted under its own id)."""
 
-    owner: str
+    lease: Lease
     conns: dict[int, Conn] = field(default_factory=dict)
     # Per connection: the audience it is sent, and the rev and epoch its
     # view is at (from its snapshot or replay, then each bundle).
@@ -115,7 +123,13 @@ class Cluster:
         # the connection among the table's for good once it is in.
         self._entering: dict[tuple[str, int], bool] = {}
         self._keys: dict[str, tuple[str, float]] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
+        # The tables this node took lately, until when each is announced by
+        # beacons even if no other node's connection is attached: another
+        # node may still hold connections attached to its former owner (a
+        # process of the same name, restarted), which only the beacon's new
+        # fence tells to resume here.
+        self._announce: dict[str, float] = {}
+        self._tasks = Tasks("cluster")
         self._loops: list[asyncio.Task[None]] = []
         # When the last renewal that succeeded began (its leases run from then).
         self._renewed = time.monotonic()
@@ -148,9 +162,7 @@ class Cluster:
         await self.bus.stop()
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(work)
 
     # -- ownership ------------------------------------------------------------
 
@@ -197,7 +209,7 @@ class Cluster:
                 orphans = await asyncio.to_thread(self.leases.orphans, want)
                 taken = await asyncio.to_thread(self.leases.take, orphans)
                 for table_id in taken:
-                    await self.hub.adopt(table_id)
+                    await self._adopt(table_id)
 
     def holding(self) -> bool:
         """Whether this node's leases are surely still its own: its last
@@ -213,8 +225,13 @@ class Cluster:
             taken = await asyncio.to_thread(self.leases.take, [table_id])
             if table_id not in taken:
                 return False
-            await self.hub.adopt(table_id)
+            await self._adopt(table_id)
             return table_id in self.hub.hosts
+
+    async def _adopt(self, table_id: str) -> None:
+        """Serve a table just taken, and announce it for a lease (beacons)."""
+        await self.hub.adopt(table_id)
+        self._announce[table_id] = time.monotonic() + self.leases.ttl
 
     # -- the owner's side: reaching other nodes' connections (FanOut.relay) ----
 
@@ -257,15 +274,22 @@ class Cluster:
         send the connections attached there elsewhere again."""
         if not self.holding():
             return
+        now = time.monotonic()
+        for table_id, until in list(self._announce.items()):
+            if until < now:
+                del self._announce[table_id]
         for host in self.hub.hosts.values():
-            if host.remote:
+            fence = self.leases.store.fences.get(host.table.id)
+            if fence is not None and (host.remote or host.table.id in self._announce):
                 table = host.table
                 rev = host.replay.head
                 if rev is None:
                     if host.lock.locked():
                         continue  # the first edit since the load is under way
                     rev = table.rev
-                beacon = wire.Beacon(t=table.id, epoch=host.record.epoch, rev=rev, owner=self.node)
+                beacon = wire.Beacon(
+                    t=table.id, epoch=host.record.epoch, rev=rev, owner=self.node, fence=fence
+                )
                 self.bus.publish(busmod.table_channel(table.id), wire.encoder.encode(beacon))
 
     # -- the owner's side: requests from other nodes --------------------------
@@ -284,7 +308,20 @@ class Cluster:
 
         host = self.hub.hosts.get(m.t)
         if host is None:
-            if await asyncio.to_thread(self.hub.store.table, m.t) is None:
+            try:
+                record = await asyncio.to_thread(self.leases.store.table, m.t, HELLO_STORE_SECONDS)
+            except Unavailable:
+                unavailable = error_message("store_unavailable", {}, None)
+                shut = wire.Shut(
+                    t=m.t,
+                    ref=m.ref,
+                    code=int(CloseCode.TRY_AGAIN_LATER),
+                    reason="store_unavailable",
+                    data=unavailable,
+                )
+                self._to(m.node, shut)
+                return None
+            if record is None:
                 # Deleted (the other node checked the token with a key it
                 # read before): refused as a node alone refuses it.
                 refused = wire.Shut(
@@ -349,7 +386,7 @@ class Cluster:
         cached = self._keys.get(table_id)
         if not fresh and cached is not None and time.monotonic() - cached[1] < KEY_SECONDS:
             return cached[0]
-        record = await asyncio.to_thread(self.hub.store.table, table_id)
+        record = await asyncio.to_thread(self.leases.store.table, table_id, HELLO_STORE_SECONDS)
         if record is None:
             return None
         self._keys[table_id] = (record.key, time.monotonic())
@@ -374,17 +411,28 @@ class Cluster:
         """A hello for a table this node does not own. Returns None once the
         connection is attached (its welcome comes from the owner), ``"local"``
         when this node took the table (an orphan) and the hello goes on as
-        for any of its own, or the code it is refused with."""
+        for any of its own, or the code it is refused with: the store not
+        reachable within ``HELLO_STORE_SECONDS`` is ``store_unavailable``
+        (closed 1013: the client tries again), never a failure of the
+        handler."""
+        try:
+            return await self._hello(conn, msg, table_id)
+        except Unavailable as exc:
+            log.warning("hello_store_unavailable", table=table_id, error=str(exc))
+            self.leave(conn)
+            return "store_unavailable"
+
+    async def _hello(self, conn: Conn, msg: Hello, table_id: str) -> str | None:
         try:
             claims = await self._verify(table_id, msg.token)
         except auth.TokenError as exc:
             return exc.code
-        owner = await asyncio.to_thread(self.leases.owner, table_id)
-        if owner is None or owner == self.node:
+        lease = await asyncio.to_thread(self.leases.owner, table_id, HELLO_STORE_SECONDS)
+        if lease is None or lease.node == self.node:
             if await self.claim(table_id):
                 return "local"
-            owner = await asyncio.to_thread(self.leases.owner, table_id)
-            if owner is None or owner == self.node:
+            lease = await asyncio.to_thread(self.leases.owner, table_id, HELLO_STORE_SECONDS)
+            if lease is None or lease.node == self.node:
                 # Nobody could take it: deleted since its key was read, or
                 # its node is changing.
                 return "bad_token" if await self.key(table_id, fresh=True) is None else "table_unavailable"
@@ -397,18 +445,20 @@ class Cluster:
         )
         conn.table = table_id
         former = self.mirrors.get(table_id)
-        if former is not None and former.owner != owner:
-            # The table moved: this node's connections attached to its
-            # former owner resume where it is now. Taking the new owner's
-            # name alone would hide the move from them (beacons and checks
-            # compare with it), attached to a node that has let them go.
+        if former is not None and former.lease != lease:
+            # The table moved (to another node, or to a new process of the
+            # same name): this node's connections attached to its former
+            # owner resume where it is now. Taking the new lease alone would
+            # hide the move from them (beacons and checks compare with it),
+            # attached to an owner that does not know them.
+            log.info("table_owner_changed", table=table_id, owner=lease.node, fence=lease.fence)
             self._resume_elsewhere(list(former.conns.values()))
         # Among the table's connections before the subscription is awaited:
         # a last connection leaving meanwhile then does not unsubscribe the
         # channel (:meth:`_unsubscribe`), and every hello waits until Redis
         # has confirmed it, not only the first.
-        mirror = self.mirrors.setdefault(table_id, Mirror(owner=owner))
-        mirror.owner = owner
+        mirror = self.mirrors.setdefault(table_id, Mirror(lease=lease))
+        mirror.lease = lease
         mirror.conns[conn.ref] = conn
         mirror.attaching[conn.ref] = time.monotonic() + self.hub.config.forward_seconds
         self.conns[conn.ref] = conn
@@ -420,7 +470,7 @@ class Cluster:
             attach = wire.Attach(
                 t=table_id, node=self.node, ref=conn.ref, token=msg.token, resume=resume, session=msg.session
             )
-            got = await self.bus.request(busmod.inbox(owner), wire.encoder.encode(attach))
+            got = await self.bus.request(busmod.inbox(lease.node), wire.encoder.encode(attach))
         except (*busmod.BUS_ERRORS, TimeoutError):
             self.leave(conn)
             return "table_unavailable"
@@ -443,16 +493,23 @@ class Cluster:
             mirror = self.mirrors.get(conn.table or "")
             if mirror is None:
                 return
-            owner, table_id = mirror.owner, conn.table or ""
+            owner, table_id = mirror.lease.node, conn.table or ""
         else:  # an operator's command for a table owned elsewhere
             operator = conn.token_id
             if not conn.ref:
                 conn.ref = next(self._refs)
-            found = await asyncio.to_thread(self.leases.owner, table_id)
-            if found is None:
-                hub.fanout.send(conn, error_message("table_unavailable", {}, msg_id))
+            try:
+                found = await asyncio.to_thread(self.leases.owner, table_id, HELLO_STORE_SECONDS)
+                exists = found is not None or await self.key(table_id, fresh=True) is not None
+            except Unavailable:
+                hub.fanout.send(conn, error_message("store_unavailable", {}, msg_id))
                 return
-            owner = found
+            if found is None:
+                # Nobody serves it now (it is moving), or there is no such table.
+                code, params = ("table_unavailable", {}) if exists else ("unknown_table", {"table": table_id})
+                hub.fanout.send(conn, error_message(code, params, msg_id))
+                return
+            owner = found.node
             self._operators[conn.ref] = conn  # until its last request is answered (below)
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting[(conn.ref, msg_id)] = waiter
@@ -493,7 +550,7 @@ class Cluster:
         mirror.seen.pop(conn.ref, None)
         mirror.attaching.pop(conn.ref, None)
         detach = wire.Detach(t=conn.table or "", node=self.node, ref=conn.ref)
-        self.bus.publish(busmod.inbox(mirror.owner), wire.encoder.encode(detach))
+        self.bus.publish(busmod.inbox(mirror.lease.node), wire.encoder.encode(detach))
         if not mirror.conns:
             del self.mirrors[conn.table or ""]
             self._spawn(self._unsubscribe(conn.table or ""))
@@ -537,9 +594,16 @@ class Cluster:
                     self._spawn(self._check_owner(table_id, mirror))
 
     async def _check_owner(self, table_id: str, mirror: Mirror) -> None:
-        owner = await asyncio.to_thread(self.leases.owner, table_id)
-        if owner != mirror.owner:
-            log.info("table_owner_changed", table=table_id, owner=owner)
+        """A table gone quiet: its lease read again; a new one (another node,
+        or the same name under a new fence) sends its connections there. The
+        store unreachable: asked again when it has been quiet once more."""
+        try:
+            lease = await asyncio.to_thread(self.leases.owner, table_id)
+        except Unavailable as exc:
+            log.warning("owner_check_failed", table=table_id, error=str(exc))
+            return
+        if lease != mirror.lease:
+            log.info("table_owner_changed", table=table_id, owner=lease and lease.node)
             self._resume_elsewhere(list(mirror.conns.values()))
 
     # -- the bus --------------------------------------------------------------
@@ -645,8 +709,11 @@ class Cluster:
         if mirror is None:
             return
         mirror.heard = time.monotonic()
-        if m.owner != mirror.owner:
-            # Another node owns it now: every connection resumes there.
+        if (m.owner, m.fence) != mirror.lease:
+            # Another node owns it now, or a new process of the same name
+            # (a restart under its own id: the fence says so): every
+            # connection resumes there.
+            log.info("table_owner_changed", table=m.t, owner=m.owner, fence=m.fence)
             self._resume_elsewhere(list(mirror.conns.values()))
             return
         for ref, (epoch, rev) in list(mirror.seen.items()):

@@ -101,13 +101,16 @@ class Bundle(Wire, tag="B"):
 
 
 class Beacon(Wire, tag="b"):
-    """The owner ``owner`` is at ``rev`` of ``epoch``: a node whose
-    connection is behind missed a bundle (pub/sub is at most once)."""
+    """The owner ``owner`` (under the lease's ``fence``) is at ``rev`` of
+    ``epoch``: a node whose connection is behind missed a bundle (pub/sub
+    is at most once); one attached under another lease (a new owner, or a
+    restarted process of the same name) must attach again."""
 
     t: str
     epoch: int
     rev: int
     owner: str
+    fence: int
 
 
 Message = Attach | Detach | Forward | Attached | Deliver | Answer | Shut | Bundle | Beacon

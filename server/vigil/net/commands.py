@@ -25,7 +25,7 @@ from vigil.net.errors import Refused
 from vigil.net.fanout import Reply
 from vigil.net.host import Peer, TableHost
 from vigil.net.hub import Hub
-from vigil.net.writer import Acker, Closing, Edit
+from vigil.net.writer import Acker, Closing, Edit, Moved
 from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, encoder
 from vigil.rules.outcome import RuleError
 from vigil.store.base import Store
@@ -114,11 +114,19 @@ def target(msg: Cmd | HistoryQuery) -> str | None:
 
 
 def host_for(hub: Hub, conn: Peer, table: str | None) -> TableHost:
-    """The table a request names (its own, for any token but the operator's)."""
+    """The table a request names (its own, for any token but the operator's).
+    A connection's own table given up here since it joined (another node
+    took it, or its truth is in doubt: the connection is being closed 1013)
+    is :class:`Moved`: the request is dropped, and its client sends it
+    again where the table is served now. Only a table that does not exist
+    (or was deleted) is ``unknown_table``."""
     table_id = table or conn.table
     if conn.role != "operator" and table_id != conn.table:
         raise Refused("wrong_table")
     host = hub.hosts.get(table_id or "")
+    joined = conn.host
+    if joined is not None and host is not joined and not joined.deleted:
+        raise Moved()
     if host is None:
         raise Refused("unknown_table", table=table_id)
     return host

@@ -40,7 +40,7 @@ from vigil.protocol import (
     encoder,
 )
 from vigil.rules.outcome import RuleError
-from vigil.store.base import TokenRecord
+from vigil.store.base import TokenRecord, Unavailable
 
 log = structlog.get_logger("vigil")
 SERVER = f"vigil/{__version__}"
@@ -65,11 +65,7 @@ async def handle(hub: Hub, ws: ServerConnection) -> None:
             expiry = asyncio.get_running_loop().call_later(
                 delay, lambda: asyncio.ensure_future(ws.close(CloseCode.TOKEN_EXPIRED, "token expired"))
             )
-        async for frame in ws:
-            if not _take_token(hub, conn):
-                await _answer(conn, error_message("rate_limited", {}, _peek_id(frame)))
-                continue
-            await _message(hub, conn, frame)
+        await _serve(hub, conn)
     except ConnectionClosed:
         pass
     finally:
@@ -78,6 +74,77 @@ async def handle(hub: Hub, ws: ServerConnection) -> None:
         if expiry is not None:
             expiry.cancel()
         hub.unsubscribe(conn)
+
+
+async def _serve(hub: Hub, conn: Conn) -> None:
+    """Read frames until the connection closes. Requests are handled one at
+    a time, in order, by a worker of their own (an answer never overtakes
+    the one before it); a ping is answered as it is read, so that a client
+    waiting on a slow request (one forwarded to another node, the store
+    slow) still learns its connection is alive. At most ``QUEUED`` frames
+    wait: past that, reading waits too (the client's own backpressure)."""
+    queue: asyncio.Queue[Request | bytes | None] = asyncio.Queue(QUEUED)
+    worker = asyncio.create_task(_work(hub, conn, queue))
+    cancelled = False
+    try:
+        async for frame in conn.ws:
+            if not _take_token(hub, conn):
+                await _answer(conn, error_message("rate_limited", {}, _peek_id(frame)))
+                continue
+            decoded = _decode(frame)
+            if isinstance(decoded, Ping):
+                await _answer(conn, encoder.encode(Pong(id=decoded.id)))
+            else:
+                await queue.put(decoded)
+    except asyncio.CancelledError:
+        cancelled = True
+        raise
+    finally:
+        if cancelled:
+            worker.cancel()
+        elif not worker.done():
+            # What was read is still handled (as it was when each request
+            # was awaited in this loop), then the connection leaves.
+            await queue.put(None)
+            await asyncio.shield(worker)
+
+
+async def _work(hub: Hub, conn: Conn, queue: asyncio.Queue[Request | bytes | None]) -> None:
+    """The connection's requests, one after the other. A failure nothing
+    answered (a bug) closes the connection 1011, as a handler's would."""
+    while (decoded := await queue.get()) is not None:
+        try:
+            if isinstance(decoded, bytes):
+                await _answer(conn, decoded)
+            else:
+                await _message(hub, conn, *decoded)
+        except Exception:
+            log.exception("connection_failed")
+            await conn.ws.close(CloseCode.INTERNAL_ERROR, "internal error")
+            return
+
+
+# A request read, with its frame (forwarded as it came to another node).
+Request = tuple[Cmd | HistoryQuery | Hello, bytes]
+# The most frames a connection may have read and not yet handled.
+QUEUED = 64
+
+
+def _decode(frame: str | bytes) -> Ping | Request | bytes:
+    """What a frame is (pure: no state, no I/O): a ping, a request, or the
+    error answer to a frame that is no request."""
+    try:
+        msg = client_decoder.decode(frame)
+    except msgspec.ValidationError as exc:
+        # A well-formed message with a bad value: said in plain words, with
+        # the field it is about (plain_errors), so a page can mark that field.
+        code, params = refusal(str(exc))
+        return error_message(code, params, _peek_id(frame))
+    except (msgspec.DecodeError, RecursionError) as exc:
+        return error_message("bad_message", {"reason": _reason(exc)}, _peek_id(frame))
+    if isinstance(msg, Ping):
+        return msg
+    return msg, frame.encode() if isinstance(frame, str) else frame
 
 
 async def _answer(conn: Conn, data: bytes) -> None:
@@ -137,7 +204,8 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
             _bind(conn)
             return True
         if refused != "local":
-            close = CloseCode.TRY_AGAIN_LATER if refused == "table_unavailable" else CloseCode.REFUSED
+            again = refused in ("table_unavailable", "store_unavailable")
+            close = CloseCode.TRY_AGAIN_LATER if again else CloseCode.REFUSED
             await _refuse_hello(conn, refused, {}, close=close)
             return False
     resume = None
@@ -177,6 +245,8 @@ async def enter(
         claims, record = await hub.authenticate(token)
     except auth.TokenError as exc:
         return CloseCode.REFUSED, exc.code, error_message(exc.code, {}, None)
+    except Unavailable:  # a token id not known yet, and the store unreachable
+        return CloseCode.TRY_AGAIN_LATER, "store_unavailable", error_message("store_unavailable", {}, None)
     peer.role, peer.token_id, peer.label = claims.role, claims.token_id, claims.label
     peer.expires = claims.expires
     peer.record = record
@@ -217,6 +287,7 @@ def _join(
     if host.record.archived and claims.role != "gm":
         return CloseCode.REFUSED, "archived", error_message("archived", {}, None)
     peer.table = claims.table
+    peer.host = host
     # A player controls the characters its token was minted for, each in
     # the incarnation it was minted for (never a later one with its id).
     peer.chars = tokens.owned(record, host.table.incarnations()) if claims.role == "player" else frozenset()
@@ -256,23 +327,10 @@ async def _refuse_hello(
     await conn.ws.close(close, code)
 
 
-async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
-    """One frame of a connection of this node: decoded and checked here;
-    a request for a table another node owns goes there."""
-    try:
-        msg = client_decoder.decode(frame)
-    except msgspec.ValidationError as exc:
-        # A well-formed message with a bad value: said in plain words, with
-        # the field it is about (plain_errors), so a page can mark that field.
-        code, params = refusal(str(exc))
-        await _answer(conn, error_message(code, params, _peek_id(frame)))
-        return
-    except (msgspec.DecodeError, RecursionError) as exc:
-        await _answer(conn, error_message("bad_message", {"reason": _reason(exc)}, _peek_id(frame)))
-        return
-    if isinstance(msg, Ping):
-        await _answer(conn, encoder.encode(Pong(id=msg.id)))
-    elif isinstance(msg, Hello):
+async def _message(hub: Hub, conn: Conn, msg: Cmd | HistoryQuery | Hello, data: bytes) -> None:
+    """One request of a connection of this node, checked here; a request
+    for a table another node owns goes there (``data``: its frame)."""
+    if isinstance(msg, Hello):
         await _answer(conn, error_message("bad_message", {"reason": "already said hello"}, None))
     elif hub.cluster is not None and conn.ref and conn.table is not None:
         # Attached to another node's table: forwarded to its owner. Once
@@ -282,10 +340,8 @@ async def _message(hub: Hub, conn: Conn, frame: str | bytes) -> None:
         # sends it again once reconnected. Run here, it would be refused as
         # for an unknown table.
         if hub.cluster.remote(conn):
-            data = frame.encode() if isinstance(frame, str) else frame
             await hub.cluster.forward(conn, msg.id, data)
     elif hub.cluster is not None and conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
-        data = frame.encode() if isinstance(frame, str) else frame
         await hub.cluster.forward(conn, msg.id, data, table)
     elif hub.cluster is not None and conn.ref and conn.role != "operator":
         # Attached to another node's table, and let go since (it is being
@@ -330,6 +386,9 @@ async def _guarded(hub: Hub, conn: Peer, msg_id: str, work: Awaitable[bytes]) ->
         reply = await work
     except Moved:
         return
+    except Unavailable as exc:  # a read the store could not answer in time: nothing done
+        log.warning("store_unavailable", error=str(exc))
+        reply = error_message("store_unavailable", {}, msg_id)
     except Refused as exc:
         log.info("refused", code=exc.code)
         reply = error_message(exc.code, exc.params, msg_id)

@@ -49,6 +49,10 @@ class Peer:
     # The client's session (its hello's): what names its commands across
     # reconnects and nodes, with its token and their ids.
     session: str = ""
+    # The table it joined, as this node served it then: a request read
+    # after that table was given up here (moved, in doubt) is dropped for
+    # its client to send again, never refused as if the table did not exist.
+    host: TableHost | None = None
 
     @property
     def viewer(self) -> Viewer:

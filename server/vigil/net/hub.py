@@ -35,6 +35,7 @@ from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
 from vigil.net.host import Conn, Peer, TableHost
 from vigil.net.replay import Replay
+from vigil.net.tasks import Tasks
 from vigil.net.writer import Moved, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
@@ -67,7 +68,7 @@ class Hub:
         self._operator_tokens: dict[str, TokenRecord] = {}
         # The demo table's tokens on a first start, for the printed banner.
         self.demo_tokens: dict[str, tuple[str, str]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = Tasks("hub")
         self._presence: asyncio.Task[None] | None = None
         # Listeners beside the public one, closed with it (the metrics': app).
         self.listeners: list[Server] = []
@@ -113,7 +114,16 @@ class Hub:
             await asyncio.sleep(self.config.presence_mark_seconds)
             tables = timers.present(self.hosts.values())
             if tables:
-                await asyncio.to_thread(self.store.mark_presence, tables, time.time())
+                await self._mark(tables)
+
+    async def _mark(self, tables: list[str]) -> None:
+        """Mark ``tables`` as having a GM present now. The store unreachable:
+        logged, and marked at the next mark (a failover meanwhile finds the
+        older mark, and pauses the clock where it stood then)."""
+        try:
+            await self._call(self.store.mark_presence, tables, time.time())
+        except Exception as exc:
+            log.warning("presence_mark_failed", tables=len(tables), error=str(exc))
 
     def _load(self, record: TableRecord) -> TableHost:
         loaded = self.store.load(record.id)
@@ -436,7 +446,7 @@ class Hub:
             # The first GM of a running clock: its presence is marked at
             # once, not at the next mark, so that a crash (or a failover)
             # in the meantime does not stop the clock where it stood before.
-            self._spawn(self._call(self.store.mark_presence, [host.table.id], time.time()))
+            self._spawn(self._mark([host.table.id]))
 
     def unsubscribe(self, conn: Conn) -> None:
         if self.cluster is not None and self.cluster.remote(conn):
@@ -447,10 +457,8 @@ class Hub:
             self.leave(host, conn)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run ``work`` on its own, kept referenced until it is done."""
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        """Run ``work`` on its own (kept referenced, a failure logged)."""
+        self._tasks.spawn(work)
 
     # -- reading the log ----------------------------------------------------
 

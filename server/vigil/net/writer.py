@@ -42,6 +42,7 @@ from vigil.net.config import Config
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut, Reply, encode
 from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
+from vigil.net.tasks import Tasks
 from vigil.rules.dice import DiceSource
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.outcome import RuleError
@@ -120,7 +121,7 @@ class Writer:
         self.fanout = fanout
         self.dice = dice
         self.closing = False
-        self._ending: set[asyncio.Task[None]] = set()
+        self._ending = Tasks("writer")
         # What becomes of a table that moved (set by the hub: close its
         # connections, forget or reload it).
         self.moved: Callable[[TableHost], None] = lambda host: None
@@ -128,9 +129,7 @@ class Writer:
         self._debug = log.is_enabled_for(logging.DEBUG)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._ending.add(task)
-        task.add_done_callback(self._ending.discard)
+        self._ending.spawn(work)
 
     def ctx(self, actor: Actor) -> Ctx:
         return Ctx(dice=self.dice, actor=actor, max_effects=self.config.max_effects_per_advance)

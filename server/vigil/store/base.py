@@ -35,6 +35,13 @@ class Fenced(Conflict):
         self.tables = tables
 
 
+class Unavailable(Exception):
+    """The store could not be reached in time (a network database down or
+    cut off): nothing of the call is known to have been done. A read is
+    answered ``store_unavailable`` (try again shortly), a hello closed 1013;
+    a commit's outcome is unknown (vigil.net.writer)."""
+
+
 class OpenError(Exception):
     """The store cannot be opened; the message says why, for the operator."""
 

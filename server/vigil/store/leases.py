@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import psycopg
@@ -58,6 +58,13 @@ _BEAT = (
     "INSERT INTO nodes VALUES (%s, now(), %s) ON CONFLICT (node) DO UPDATE SET seen = now(), "
     "started = excluded.started"
 )
+
+
+class Lease(NamedTuple):
+    """Who owns a table: the node's name, and the lease's fencing number."""
+
+    node: str
+    fence: int
 
 
 def take_new(conn: psycopg.Connection[Any], table: str, node: str, ttl: float) -> int:
@@ -149,14 +156,17 @@ class Leases:
 
         self.store._run(work)
 
-    def owner(self, table: str) -> str | None:
-        """The node holding a live lease on ``table``, if any."""
+    def owner(self, table: str, patience: float | None = None) -> Lease | None:
+        """The live lease on ``table``, if any: its node, and its fence —
+        which changes at every take, also when the node that takes the table
+        has the same name as the one before (restarted under its own id)."""
         row = self.store._run(
             lambda conn: conn.execute(
-                "SELECT node FROM owners WHERE table_id = %s AND expires > now()", (table,)
-            ).fetchone()
+                "SELECT node, fence FROM owners WHERE table_id = %s AND expires > now()", (table,)
+            ).fetchone(),
+            patience,
         )
-        return None if row is None else str(row[0])
+        return None if row is None else Lease(str(row[0]), int(row[1]))
 
     def live_nodes(self) -> set[str]:
         rows = self.store._run(

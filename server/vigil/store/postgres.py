@@ -54,6 +54,7 @@ from vigil.store.base import (
     SchemaError,
     TableRecord,
     TokenRecord,
+    Unavailable,
     table_from_row,
     table_row,
     token_from_row,
@@ -217,19 +218,22 @@ class PostgresStore:
             self._pool.close()
             raise OpenError(f"cannot connect to the PostgreSQL store at {self.location}: {exc}") from exc
 
-    def _run(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
+    def _run(self, work: Callable[[psycopg.Connection[Any]], T], patience: float | None = None) -> T:
         """``work`` on a connection of the pool, again on another one while
-        connections are lost, for up to ``RETRY_SECONDS`` (each call's work
-        is safe to repeat: see the module's docstring)."""
-        deadline = time.monotonic() + RETRY_SECONDS
+        connections are lost, for up to ``patience`` seconds (each call's
+        work is safe to repeat: see the module's docstring); past it
+        :class:`Unavailable`. A call someone waits on at once (a hello) is
+        given less patience than the background's (``RETRY_SECONDS``)."""
+        deadline = time.monotonic() + (RETRY_SECONDS if patience is None else patience)
         delay = 0.05
         while True:
             try:
-                with self._pool.connection() as conn:
+                wait = max(0.1, min(CONNECT_SECONDS, deadline - time.monotonic()))
+                with self._pool.connection(timeout=wait) as conn:
                     return work(conn)
-            except psycopg.OperationalError:
+            except psycopg.OperationalError as exc:
                 if self._closed or time.monotonic() + delay > deadline:
-                    raise
+                    raise Unavailable(f"the PostgreSQL store at {self.location}: {exc}") from exc
             time.sleep(delay)
             delay = min(2 * delay, 1.0)
 
@@ -295,11 +299,12 @@ class PostgresStore:
 
         self._run(work)
 
-    def table(self, table: str) -> TableRecord | None:
+    def table(self, table: str, patience: float | None = None) -> TableRecord | None:
         row = self._run(
             lambda conn: conn.execute(
                 f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = %s", (table,)
-            ).fetchone()
+            ).fetchone(),
+            patience,
         )
         return None if row is None else table_from_row(row)
 
