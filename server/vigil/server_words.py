@@ -40,6 +40,8 @@ register(
         # an id once), or the table is moving between nodes.
         "outcome_unknown": "The server could not tell if that was done; check the table before repeating.",
         "table_unavailable": "This table is moving to another server; nothing was done. Try again shortly.",
+        # The servers' bus (Redis) is down: the command was not sent on.
+        "bus_unavailable": "The servers cannot reach each other; nothing was done. Try again shortly.",
         # The database (PostgreSQL) did not answer in time: nothing was done.
         "store_unavailable": "The server cannot reach its database; nothing was done. Try again shortly.",
     },

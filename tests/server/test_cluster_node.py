@@ -29,6 +29,7 @@ from vigil.net.writer import Moved
 from vigil.protocol import PROTOCOL_VERSION, Hello
 from vigil.rules.games import GAMES
 from vigil.store.base import TableRecord
+from vigil.store.leases import Lease
 from vigil.store.postgres import PostgresStore
 from vigil.table import Table
 
@@ -74,12 +75,12 @@ class StubSocket:
         self.closed.append((code, reason))
 
 
-def attached_elsewhere(cluster: Cluster, table: str, owner: str) -> Conn:
+def attached_elsewhere(cluster: Cluster, table: str, owner: str, fence: int = 1) -> Conn:
     """A connection of this node attaching to ``table``, which ``owner``
-    owns, as Cluster.hello leaves it once its Attach is sent."""
+    owns (under ``fence``), as Cluster.hello leaves it once its Attach is sent."""
     conn = Conn(ws=StubSocket(), role="gm", table=table)  # type: ignore[arg-type]
     conn.ref = next(cluster._refs)
-    mirror = cluster.mirrors.setdefault(table, Mirror(owner=owner))
+    mirror = cluster.mirrors.setdefault(table, Mirror(lease=Lease(owner, fence)))
     mirror.conns[conn.ref] = conn
     mirror.attaching[conn.ref] = time.monotonic() + 60
     cluster.conns[conn.ref] = conn
@@ -168,14 +169,22 @@ async def test_an_attach_is_done_only_once_its_audience_and_its_first_view_came(
 
 
 async def test_an_operator_request_for_a_table_nobody_owns_leaves_nothing_behind(
-    node: Node, monkeypatch: pytest.MonkeyPatch
+    node: Node, monkeypatch: pytest.MonkeyPatch, postgres_url: str
 ) -> None:
+    """A table that exists but is moving (no live lease) is
+    ``table_unavailable`` (try again); one that does not exist is
+    ``unknown_table``, as a node alone says."""
+    orphans(postgres_url, "nobodys")
     sent: list[bytes] = []
     monkeypatch.setattr(node.hub.fanout, "send", lambda conn, message, *rest: sent.append(message))
     operator = Conn(ws=StubSocket(), role="operator", token_id="op")  # type: ignore[arg-type]
-    frame = b'{"type":"cmd","id":"m1","table":"nobodys","body":{"type":"table.export"}}'
-    await node.cluster.forward(operator, "m1", frame, "nobodys")
-    assert [(a["id"], a["code"]) for a in map(json.loads, sent)] == [("m1", "table_unavailable")]
+    for table in ("nobodys", "nowhere"):
+        frame = b'{"type":"cmd","id":"m1","table":"%s","body":{"type":"table.export"}}' % table.encode()
+        await node.cluster.forward(operator, "m1", frame, table)
+    assert [(a["id"], a["code"]) for a in map(json.loads, sent)] == [
+        ("m1", "table_unavailable"),
+        ("m1", "unknown_table"),
+    ]
     assert node.cluster._operators == {} and node.cluster._waiting == {}
 
 
@@ -212,7 +221,7 @@ async def test_a_hello_that_finds_the_table_moved_sends_the_connections_of_its_f
         # The one attached to n3 is closed to resume (at n2); the new one waits for n2.
         assert before.ws.closed == [(1013, "table moved")]  # type: ignore[attr-defined]
         mirror = cluster.mirrors["far"]
-        assert mirror.owner == "n2" and list(mirror.conns) == [after.ref]
+        assert mirror.lease.node == "n2" and list(mirror.conns) == [after.ref]
         # The channel is still this node's: n2's patches reach the new connection.
         assert channel in cluster.bus._confirmed
         assert await redis.pubsub_numsub(channel) == [(channel.encode(), 1)]
@@ -249,3 +258,29 @@ async def test_a_node_back_after_a_lease_without_heartbeat_attaches_its_connecti
     await node.settle()
     assert watching.ws.closed == [(1013, "resync")]  # type: ignore[attr-defined]
     assert cluster.conns == {} and cluster.mirrors == {}
+
+
+async def test_a_beacon_of_the_same_owner_under_a_new_fence_resumes_its_connections(node: Node) -> None:
+    """A node restarted under its own id owns the table under a new fence:
+    the name in its beacon is the same, the fence is not, and this node's
+    connections attached to the former process resume (1013)."""
+    conn = attached_elsewhere(node.cluster, "far", "n3", fence=4)
+    node.cluster.mirrors["far"].seen[conn.ref] = (1, 10)
+    node.cluster._beacon(wire.Beacon(t="far", epoch=1, rev=10, owner="n3", fence=4))
+    await node.settle()
+    assert conn.ws.closed == []  # type: ignore[attr-defined]
+    node.cluster._beacon(wire.Beacon(t="far", epoch=1, rev=10, owner="n3", fence=5))
+    await node.settle()
+    assert conn.ws.closed == [(1013, "table moved")]  # type: ignore[attr-defined]
+
+
+async def test_a_table_just_taken_is_announced_even_with_no_other_node_watching(node: Node) -> None:
+    """Another node may hold connections attached to the table's former
+    owner (a process of this node's name, before a restart) that this one
+    does not know: its beacons go out for a lease after the take."""
+    node.cluster.beacons()
+    assert beacons(node) == []  # nobody attached, nothing taken lately
+    node.cluster._announce["t1"] = time.monotonic() + LEASE
+    node.cluster.beacons()
+    fence = node.cluster.leases.store.fences["t1"]
+    assert [(b.t, b.owner, b.fence) for b in beacons(node)] == [("t1", "n1", fence)]

@@ -9,8 +9,12 @@ import pathlib
 
 import pytest
 from tests.server.conftest import Running, make_config
+from tests.support.client import WAIT
 
 from vigil.net.app import shutdown, start
+from vigil.net.commands import host_for
+from vigil.net.errors import Refused
+from vigil.net.writer import Moved
 from vigil.table import Table
 
 
@@ -109,3 +113,27 @@ async def test_a_command_that_changes_nothing_is_refused_and_takes_no_undo_slot(
     assert gm.rev == rev + 1
     history = await gm.request({"type": "history", "table": gm.table, "before": None, "limit": 1})
     assert history["entries"][0]["events"][0]["params"] == {"fields": ["name"]}
+
+
+async def test_a_request_read_after_its_table_was_given_up_is_dropped_not_refused(running: Running) -> None:
+    """Between a table given up here (a commit fenced off or of unknown
+    outcome: its connections are being closed 1013) and its reload, a
+    request still read from one of its connections is dropped (Moved: the
+    client sends it again once reconnected), never answered as if there
+    were no such table. A deleted table is still ``unknown_table``."""
+    table, gm = await running.table("mettle", {"mara": {"mettle": 4}})
+    host = running.hub.hosts[table]
+    conn = next(c for c in host.conns() if c.role == "gm")
+    running.hub.writer.give_up(host, "outcome_unknown")
+    assert table not in running.hub.hosts  # reloading
+    with pytest.raises(Moved):
+        host_for(running.hub, conn, None)
+    await asyncio.wait_for(gm.ws.wait_closed(), WAIT)
+    assert gm.ws.close_code == 1013 and "unknown_table" not in [e["code"] for e in gm.errors]
+    reloaded = running.hub.hosts.pop(table, None)  # then deleted, as hub.drop leaves it
+    host.deleted = True
+    if reloaded is not None:
+        reloaded.deleted = True
+    with pytest.raises(Refused) as refused:
+        host_for(running.hub, conn, None)
+    assert refused.value.code == "unknown_table"

@@ -47,6 +47,8 @@ class VigilCluster:
     nodes: dict[str, ServerProcess] = field(default_factory=dict)
     # VIGIL_* settings of every node started from now on.
     env: dict[str, str] = field(default_factory=dict)
+    # The lease of every node started from now on (seconds).
+    lease: float = LEASE_SECONDS
 
     def start(self, count: int) -> VigilCluster:
         """Start nodes until there are ``count`` of them."""
@@ -65,7 +67,7 @@ class VigilCluster:
             "--node-id",
             name,
             "--lease-seconds",
-            str(LEASE_SECONDS),
+            str(self.lease),
         ]
         if self.nodes:
             args.append("--no-demo")

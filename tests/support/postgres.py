@@ -46,10 +46,21 @@ class Cluster:
     port: int
     run_as: list[str]
     pg_ctl: str
+    options: str = ""
 
     @property
     def url(self) -> str:
         return f"postgresql://{USER}@127.0.0.1:{self.port}/{DATABASE}"
+
+    def start(self) -> None:
+        """Start again after :meth:`stop` (an outage's end), on the same port."""
+        data, log = self.directory / "data", self.directory / "server.log"
+        subprocess.run(
+            [*self.run_as, self.pg_ctl, "-D", str(data), "-l", str(log), "-o", self.options, "-w", "start"],
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=True,
+        )
 
     def stop(self) -> None:
         subprocess.run(
@@ -98,7 +109,7 @@ def start_cluster() -> Cluster:
     log = directory / "server.log"
     pg_ctl = str(bin_dir / "pg_ctl")
     run(pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", str(TIMEOUT), "start")
-    cluster = Cluster(directory=directory, port=port, run_as=run_as, pg_ctl=pg_ctl)
+    cluster = Cluster(directory=directory, port=port, run_as=run_as, pg_ctl=pg_ctl, options=options)
     try:
         import psycopg
 

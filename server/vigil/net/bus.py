@@ -49,6 +49,13 @@ STOP_SECONDS = 2.0
 Handler = Callable[[bytes, bytes], None]
 
 
+class NotSent(redis_errors.ConnectionError):
+    """A request refused before anything was queued: the bus is known to be
+    down (its subscriber connection lost, not back yet) or stopped, so the
+    message certainly reached nobody. Unlike any other bus error, whose
+    message may or may not have gone out, its sender knows nothing was done."""
+
+
 def inbox(node: str) -> str:
     """The channel a node reads the requests and answers sent to it on."""
     return f"vigil:n:{node}"
@@ -197,9 +204,11 @@ class Bus:
         """Publish in order with the rest and wait for it: how many
         subscribers got it (0: nobody listens there). Raises a bus error if
         Redis could not be reached (it may or may not have been sent), or
-        the bus is stopped."""
+        :class:`NotSent` if it certainly was not (the bus is down or stopped)."""
         if self._stopped:
-            raise redis_errors.ConnectionError("the bus is stopped")
+            raise NotSent("the bus is stopped")
+        if not self.connected:
+            raise NotSent(f"the bus at {self.location} is not reachable")
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._out.append((channel, data, future))
         self._wake.set()

@@ -173,8 +173,11 @@ class Cluster:
             await asyncio.sleep(self.leases.ttl / 3)
             try:
                 await self._sweep()
-            except Exception:  # the database unreachable: the fences keep it safe
-                log.exception("lease_sweep_failed")
+            except Exception as exc:  # the database unreachable: the fences keep it safe
+                if isinstance(exc, Unavailable):  # an outage, said in one line
+                    log.warning("lease_sweep_failed", error=str(exc))
+                else:
+                    log.exception("lease_sweep_failed")
                 if time.monotonic() - self._renewed > self.leases.ttl:
                     # Its leases may have run out by now: another node may own
                     # its tables, so it serves none of them (stale views).
@@ -517,6 +520,11 @@ class Cluster:
         try:
             try:
                 got = await self.bus.request(busmod.inbox(owner), wire.encoder.encode(request))
+            except busmod.NotSent:
+                # Certainly not forwarded: the client knows nothing was done.
+                metrics.FORWARDED.labels("not_sent").inc()
+                hub.fanout.send(conn, error_message("bus_unavailable", {}, msg_id))
+                return
             except busmod.BUS_ERRORS:
                 metrics.FORWARDED.labels("unknown").inc()
                 hub.fanout.send(conn, error_message("outcome_unknown", {}, msg_id))

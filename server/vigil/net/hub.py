@@ -39,7 +39,7 @@ from vigil.net.tasks import Tasks
 from vigil.net.writer import Moved, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
-from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, inline
+from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, Unavailable, inline
 from vigil.table import Table
 
 if TYPE_CHECKING:
@@ -186,8 +186,12 @@ class Hub:
                 return
             host = await asyncio.to_thread(self._load, record)
             mark = await asyncio.to_thread(self.store.presence, table_id)
-        except Exception:
+        except Unavailable as exc:
             # The store unreachable: given up, taken again by a later sweep.
+            log.warning("adopt_failed", table=table_id, error=str(exc))
+            self._forget(table_id)
+            return
+        except Exception:
             log.exception("adopt_failed", table=table_id)
             self._forget(table_id)
             return
@@ -249,8 +253,11 @@ class Hub:
         while not self.closing:
             try:
                 host = await asyncio.to_thread(self._load, record)
-            except Exception:
-                log.exception("reload_failed", table=record.id)
+            except Exception as exc:
+                if isinstance(exc, Unavailable):
+                    log.warning("reload_failed", table=record.id, error=str(exc))
+                else:
+                    log.exception("reload_failed", table=record.id)
                 await asyncio.sleep(delay)
                 delay = min(2 * delay, 10.0)
                 continue

@@ -102,8 +102,9 @@ MOVED: Final = Counter(
 FORWARDED: Final = Counter(
     "vigil_forwarded",
     "Requests sent to the node owning their table, by outcome: answered, unknown (no answer in "
-    "time: the client sends it again with the same id), or unowned (nobody owned the table: the "
-    "connection is closed to resume elsewhere)",
+    "time: the client sends it again with the same id), unowned (nobody owned the table: the "
+    "connection is closed to resume elsewhere), or not_sent (the bus was down: answered "
+    "bus_unavailable, nothing done)",
     ["outcome"],
     registry=None,
 )
