@@ -23,11 +23,14 @@ from typing import Any
 from vigil.changes import Change
 from vigil.net import metrics
 from vigil.net.host import Peer, TableHost
+from vigil.net.tasks import Tasks
 from vigil.rules.game import Ctx
 from vigil.rules.outcome import RuleError
 from vigil.table import Table
 
 Fire = Callable[[TableHost], Coroutine[Any, Any, None]]
+# The wakes under way: kept referenced until done, a failure logged.
+_FIRING = Tasks("timers")
 
 
 def arm(host: TableHost, fire: Fire) -> None:
@@ -45,7 +48,7 @@ def arm(host: TableHost, fire: Fire) -> None:
 def _wake(loop: asyncio.AbstractEventLoop, fire: Fire, host: TableHost, due: float) -> None:
     """The timer armed for wall time ``due`` fired: how late (metrics), then ``fire``."""
     metrics.timer_fired(due)
-    loop.create_task(fire(host))
+    _FIRING.spawn(fire(host))
 
 
 def disarm(host: TableHost) -> None:

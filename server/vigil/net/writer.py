@@ -161,13 +161,14 @@ class Writer:
         async with host.lock:
             try:
                 await self._apply(host, Edit(), None)
-            except Moved:
+            except (Moved, Refused):  # given up or deleted meanwhile: not this node's to wake
                 return
             except RuleError as exc:
                 # Catching up would exceed the work bound: stop the clock
                 # where it is instead of retrying forever; the GM decides.
                 log.error("advance_refused", table=host.table.id, code=exc.code)
-                await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
+                with contextlib.suppress(Moved):
+                    await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
     async def pause_without_gm(self, host: TableHost) -> None:
         """The last GM left: pause a running clock (the anchor keeps why)."""
