@@ -2,7 +2,7 @@
  * Module settings. The server URL is a world setting (everyone connects to
  * the same server, and it is not a secret); access tokens are CLIENT
  * settings, because every player can read world settings and a token is a
- * credential (DESIGN "Security").
+ * credential (docs/design.md "Security").
  *
  * A client setting lives in the browser's localStorage, one per origin, for
  * every world and user of that Foundry. So tokens (and the key pairs of

@@ -1,5 +1,5 @@
 /**
- * Players get their own Vigil token without copying strings (DESIGN
+ * Players get their own Vigil token without copying strings (docs/design.md
  * "Security"). The active GM's client mints it (token.mint, role player,
  * with the player's linked characters) and hands it over sealed and signed
  * (sealed.js), so it does not matter who else can read the channel:

@@ -1,4 +1,4 @@
-"""What each viewer may read of a table's history (DESIGN "Visibility").
+"""What each viewer may read of a table's history (docs/design.md "Visibility").
 
 The history obeys the view: a viewer reads of each entry only what its view
 of the table shows. Pure: a function of the log entries, the table and the
@@ -31,7 +31,7 @@ PUBLIC_TABLE_EVENTS = frozenset(
 
 
 # Event parameters about kit contents: like the sheet's kits, only for the
-# GM and the player of the kit's owner (DESIGN "Visibility").
+# GM and the player of the kit's owner (docs/design.md "Visibility").
 KIT_PARAMS = frozenset({"kit", "kit_uses"})
 # The parameter naming who acts for an event's character (a stabilize
 # attempt's helper): the kit such an event spends is the helper's own.

@@ -1,4 +1,4 @@
-"""Who may send which command (DESIGN "Permissions"), in one table.
+"""Who may send which command (docs/design.md "Permissions"), in one table.
 
 The server checks every command against the connection's role before the
 rules see it. A player may act only through its own characters: the fields
@@ -48,7 +48,7 @@ GM_ONLY_FIELDS: dict[str, dict[str, Any]] = {
 }
 
 # Fields naming characters a command acts on; for a player each must be
-# its own or one it may see (DESIGN "Visibility"), so that a hidden
+# its own or one it may see (docs/design.md "Visibility"), so that a hidden
 # character can be neither probed nor touched.
 TARGET_FIELDS: tuple[str, ...] = ("char", "helper", "who", "patient", "healer")
 
@@ -100,7 +100,7 @@ def may_target(own: frozenset[str], body: dict[str, Any], seen: Collection[str])
     """Whether a player (bound to ``own``) may name the characters ``body``
     names: only its own, or ones ``seen`` in its view (in full or by
     status). A hidden or unknown id is refused alike, so a player can
-    neither probe nor touch what it cannot see (DESIGN "Visibility"); the
+    neither probe nor touch what it cannot see (docs/design.md "Visibility"); the
     GM and the operator name any."""
     for name in TARGET_FIELDS:
         value = body.get(name)

@@ -26,7 +26,7 @@ GameTime = Annotated[float, msgspec.Meta(ge=0, le=1e11)]
 
 class CharacterCreate(Command, kw_only=True, tag="character.create"):
     """Add a character: its sheet goes to the rules, the rest is the table's.
-    Visibility defaults by kind (DESIGN "Visibility": full for player
+    Visibility defaults by kind (docs/design.md "Visibility": full for player
     characters, status for NPCs)."""
 
     id: Ident

@@ -1,4 +1,4 @@
-"""What each audience may see of a table (DESIGN "Visibility").
+"""What each audience may see of a table (docs/design.md "Visibility").
 
 A view is built from the table once per audience — the GM, each distinct
 set of player characters, and the public (spectators) — never once per
@@ -100,7 +100,7 @@ class CharacterRender:
         self.status: dict[str, Any] = base
         # ``full`` is what the GM and the character's own player see;
         # ``public`` is the same for everyone else with full visibility, less
-        # the GM-only contents of the sheet (DESIGN: kit contents).
+        # the GM-only contents of the sheet (docs/design.md "Visibility": kit contents).
         self.full: dict[str, Any] = {**base, "sheet": sheet, "derived": derived}
         self.gm: dict[str, Any] = {**self.full, "notes": meta.get("notes", "")}
         if old is not None:

@@ -250,7 +250,7 @@ def test_every_code_has_an_english_template() -> None:
 
 
 def test_public_table_leaves_out_helpers_the_viewer_may_not_see() -> None:
-    """DESIGN "Visibility": a hidden helper (DRYH-03) shows in no one's view
+    """docs/design.md "Visibility": a hidden helper (DRYH-03) shows in no one's view
     but the GM's — not its id, not its dice, not its pending choice."""
     t = new_table({"a": {}, "ghost": {}})
     t, _ = run(t, c.Open(char="a", pain=1, kind="environmental"))

@@ -160,7 +160,7 @@ def test_english_falls_back_to_the_code_for_unknown_templates() -> None:
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_public_table_hides_what_a_viewer_may_not_see(name: str) -> None:
-    """DESIGN "Visibility" at the rules edge: a game shows non-GM viewers
+    """docs/design.md "Visibility" at the rules edge: a game shows non-GM viewers
     only table-level state about characters they may see."""
     system = GAMES[name]
     t = system.new_table({})

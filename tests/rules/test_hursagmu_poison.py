@@ -122,7 +122,7 @@ def test_hur13_decoder_refuses_bad_fields() -> None:
 
 def test_hur13_a_years_jump_with_a_per_round_poison_hits_the_engine_cap() -> None:
     """The work of one advance is bounded: past ctx.max_effects it is refused
-    before anything is kept (DESIGN "Time")."""
+    before anything is kept (docs/design.md "Time")."""
     t = add(new_table(), "c", traits={"constitution": 50})
     t = run(t, ApplyPoison(char="c", damage=1, interval=6, duration=6000)).state
     before = msgspec.json.encode(t)

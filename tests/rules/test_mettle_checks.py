@@ -121,7 +121,7 @@ def test_met01_checks_need_an_acting_character_except_tym() -> None:
 
 
 def test_met01_commands_are_bounded_by_the_decoder() -> None:
-    """Bad input is refused by the typed decoder (DESIGN "Limits")."""
+    """Bad input is refused by the typed decoder (docs/design.md "Limits")."""
     assert decode({"type": "mettle.pain", "char": "a", "amount": 2}) == c.Pain(char="a", amount=2)
     for bad in (
         {"type": "mettle.pain", "char": "a", "amount": 0},

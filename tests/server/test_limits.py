@@ -1,4 +1,4 @@
-"""Bounded everything (DESIGN "Limits"): rate, size, connections, the hello,
+"""Bounded everything (docs/design.md "Limits"): rate, size, connections, the hello,
 the protocol version, value ranges and the Origin allowlist. Each refusal is
 a clear error or close code and changes nothing."""
 

@@ -1,4 +1,4 @@
-"""The permission table of DESIGN.md, enforced on every command kind:
+"""The permission table of docs/design.md, enforced on every command kind:
 gm / player (own character, other character) / spectator, plus tokens that
 are bad, expired or for another table."""
 

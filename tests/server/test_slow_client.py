@@ -1,6 +1,6 @@
 """One stalled client never holds back a table's other clients; past the
 backlog limit it is sent a snapshot when it drains, or dropped when it stays
-stalled (DESIGN "Slow clients").
+stalled (docs/design.md "Slow clients").
 
 What is asserted is behaviour, not speed: the others get every patch, in
 order, while the stalled one's backlog sits unread. How fast that is belongs

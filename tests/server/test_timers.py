@@ -145,7 +145,7 @@ async def test_clock_pauses_without_a_gm(tmp_path: pathlib.Path) -> None:
 
 
 async def test_catch_up_beyond_the_work_bound_halts_the_clock(tmp_path: pathlib.Path) -> None:
-    """DESIGN "Time": an advance does bounded work. When the server must
+    """docs/design.md "Time": an advance does bounded work. When the server must
     catch up more effects than the bound (the loop was blocked, or the host
     was down with the clock running), it stops the clock and says so rather
     than spinning or computing without end."""

@@ -1,4 +1,4 @@
-"""DESIGN "Visibility": hidden characters never reach players or
+"""docs/design.md "Visibility": hidden characters never reach players or
 spectators, status-only ones reach them without numbers, a player sees its
 own character in full; snapshots, patches and history alike."""
 
@@ -107,7 +107,7 @@ async def test_history_hides_gm_only_table_events_and_hidden_names(running: Runn
 
 
 async def test_kit_contents_reach_only_the_gm_and_the_owner(running: Running) -> None:
-    """DESIGN "Visibility": kit contents are not for other players or
+    """docs/design.md "Visibility": kit contents are not for other players or
     spectators; the owner sees them (it spends them in MET-11)."""
     table, gm = await running.table(
         "mettle", {"medic": {"mettle": 5, "kits": {"herbs": 3}}, "other": {"mettle": 4}}

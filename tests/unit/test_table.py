@@ -145,7 +145,7 @@ def test_audiences_that_see_alike_share_one_view_and_one_patch() -> None:
 
 
 def test_a_player_whose_sheet_holds_a_kit_gets_a_view_of_its_own() -> None:
-    """Kit contents are the GM's and the own player's (DESIGN): once Anna
+    """Kit contents are the GM's and the own player's (docs/design.md "Visibility"): once Anna
     carries a kit her player's view parts from the public one, and the
     public one still lacks the kit."""
     table = _table()

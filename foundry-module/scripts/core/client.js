@@ -33,7 +33,7 @@ import { CATALOGUE } from "./catalogue.js";
 export const PROTOCOL_VERSION = 1;
 
 /**
- * Close codes after which reconnecting cannot help (see DESIGN "Security"),
+ * Close codes after which reconnecting cannot help (docs/design.md "Security"),
  * each with its name (the refusal's code when the server sent no error):
  * the server's own list (its CloseCode enum, exported in the catalogue).
  */

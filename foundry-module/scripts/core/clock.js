@@ -1,6 +1,6 @@
 /**
  * Game time from the clock anchor the server sends. The server never sends
- * per-second ticks (see DESIGN "Time"): clients extrapolate from
+ * per-second ticks (docs/design.md "Time"): clients extrapolate from
  * {mode, rate, game, wall} and redraw countdowns themselves.
  */
 

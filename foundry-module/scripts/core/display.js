@@ -8,7 +8,7 @@
  * is called comes from lang/en.json by the keys below (the module through
  * game.i18n, the pages by loading the same file), never from here: this
  * file only decides letters, shapes, colours, which numbers a game shows
- * and how one of its dice reads. Colour is never the only cue (DESIGN
+ * and how one of its dice reads. Colour is never the only cue (docs/design.md
  * "Foundry module": colour-blind players): every badge and pool also has a
  * letter and a shape.
  *

@@ -1,7 +1,7 @@
 /**
  * Overlay geometry, pure numbers: how big the text is on screen and how much
  * of the token the overlay may cover. Kept apart from the PIXI drawing so the
- * two promises of DESIGN "Foundry module" (text at least 12 px on screen at
+ * two promises of docs/design.md "Foundry module" (text at least 12 px on screen at
  * zoom 0.5–2; at most 25% of the token covered) are tested in Node.
  */
 

@@ -63,7 +63,7 @@ async def start(config: Config) -> tuple[Hub, Server]:
         config.port,
         process_request=lambda conn, req: route(hub, conn, req),
         max_size=config.max_message,
-        compression=None,  # DESIGN "Limits": ~70 KiB per connection, defeats encode-once
+        compression=None,  # docs/design.md "Limits": ~70 KiB per connection, defeats encode-once
         origins=origins,
         ping_interval=20,
         ping_timeout=20,

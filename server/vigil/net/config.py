@@ -1,4 +1,4 @@
-"""Server settings: every limit of DESIGN "Limits" is one of these, set by a
+"""Server settings: every limit of docs/design.md "Limits" is one of these, set by a
 flag or a ``VIGIL_*`` environment variable."""
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class Config:
         return f"{self.base_url}{page}#token={token}"
 
     def token_days(self, role: str) -> float | None:
-        """How long a new token of ``role`` lives by default (DESIGN
+        """How long a new token of ``role`` lives by default (docs/design.md
         "Security": GM and player 30 days, spectator until revoked; None:
         until revoked)."""
         return {

@@ -64,7 +64,7 @@ class Countdown(msgspec.Struct, kw_only=True):
 
 class Summary(msgspec.Struct, kw_only=True):
     """What a ``status``-visibility viewer may see of a character: badges and
-    countdowns, no exact numbers (DESIGN "Visibility")."""
+    countdowns, no exact numbers (docs/design.md "Visibility")."""
 
     badges: list[str] = []
     countdowns: list[Countdown] = []
@@ -152,7 +152,7 @@ class Game(Protocol):
         shared: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Table-level game state for a non-GM viewer who sees the characters
-        ``full`` in full and ``status`` by status only (DESIGN "Visibility");
+        ``full`` in full and ``status`` by status only (docs/design.md "Visibility");
         characters in neither are hidden from it. Reads the table-level
         state (every field but ``characters``) and which characters exist,
         never a character's sheet: the server reuses it while those stay

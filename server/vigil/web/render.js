@@ -6,7 +6,7 @@
  * numeric is drawn (we never compute what the server withheld).
  *
  * Badges and dice pools carry a letter and a shape as well as a colour, for
- * colour-blind viewers (DESIGN "Foundry module").
+ * colour-blind viewers (docs/design.md "Foundry module").
  */
 
 import { formatCountdown } from "/client/core/clock.js";

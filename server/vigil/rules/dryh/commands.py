@@ -1,7 +1,7 @@
 """DRYH commands, one Struct each, tagged ``dryh.<verb>``.
 
 Bounds sit on the fields so the decoder refuses bad input before the rules
-see it (DESIGN "Limits": 30 pain dice, 6 helpers). ``char`` always names the
+see it (docs/design.md "Limits": 30 pain dice, 6 helpers). ``char`` always names the
 protagonist of the roll concerned (the key of ``table.rolls``) or, outside a
 roll, the character acted on.
 """

@@ -3,7 +3,7 @@
 ``derived`` is for viewers who see a character's numbers (GM, its player,
 ``full`` visibility); it includes the character's open roll in full.
 ``public_roll`` is the part of an open roll that a ``status``-visibility
-viewer may see (DESIGN "Visibility": an open roll's dice): the phase, the
+viewer may see (docs/design.md "Visibility": an open roll's dice): the phase, the
 challenge kind, the dice faces per pool and what they say — no sheet values
 and no declarations. ``summary`` gives the badges.
 """

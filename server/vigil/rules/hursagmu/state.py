@@ -19,7 +19,7 @@ MAX_COUNTER = 1_000_000
 encodable (msgpack int64) however long a GM keeps hitting a corpse."""
 
 MAX_DOSES = 1000
-"""DESIGN "Limits": 1,000 poison doses (HUR-13)."""
+"""docs/design.md "Limits": 1,000 poison doses (HUR-13)."""
 
 Counter = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNTER)]
 # A trait's name, the key of a sheet's traits; the ``ref`` marker lets the
