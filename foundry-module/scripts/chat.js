@@ -5,7 +5,8 @@
  * dice are never re-rolled in Foundry: the server's faces are the truth.
  */
 
-import { getSetting, isActiveGM, t } from "./settings.js";
+import { getSetting, t } from "./settings.js";
+import { hasGmDuties, currentElection } from "./sessions.js";
 import { POOL_ORDER, poolKey, readDie } from "./core/display.js";
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -46,14 +47,14 @@ export function dsnData(roll) {
   return { throws: [{ dice }] };
 }
 
-export function installChat(connection) {
+export function installChat(connection, election = currentElection()) {
   const seen = new Map();
   let primed = false;
   connection.addEventListener("state", (e) => {
     const fresh = newlyRolled(e.detail.state, seen);
     // The first snapshot only records what is already on the table.
     if (!primed) { primed = true; return; }
-    if (!isActiveGM() || !getSetting("chatCards")) return;
+    if (!hasGmDuties(globalThis.game, election) || !getSetting("chatCards")) return;
     for (const { char, roll } of fresh) {
       const name = e.detail.state.characters?.[char]?.name ?? char;
       const game = globalThis.game;

@@ -8,7 +8,7 @@
  * `updateCombat` fires on every client after the update.
  */
 
-import { isActiveGM } from "./settings.js";
+import { hasGmDuties, currentElection } from "./sessions.js";
 
 const quiet = (p) => p?.catch?.(() => {});
 
@@ -23,7 +23,8 @@ export function combatCommand(clock, changed, combat) {
   return null;
 }
 
-export function installSync(connection, Hooks = globalThis.Hooks) {
+export function installSync(connection, Hooks = globalThis.Hooks, election = currentElection()) {
+  const isActiveGM = () => hasGmDuties(globalThis.game, election);
   Hooks.on("updateWorldTime", (worldTime) => {
     if (!isActiveGM()) return;
     const clock = connection.state?.clock;
