@@ -6,7 +6,7 @@
  */
 
 import { getSetting, t } from "./settings.js";
-import { hasGmDuties, currentElection } from "./sessions.js";
+import { hasGmDuties } from "./sessions.js";
 import { POOL_ORDER, poolKey, readDie } from "./core/display.js";
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -47,7 +47,7 @@ export function dsnData(roll) {
   return { throws: [{ dice }] };
 }
 
-export function installChat(connection, election = currentElection()) {
+export function installChat(connection, election) {
   const seen = new Map();
   let primed = false;
   connection.addEventListener("state", (e) => {

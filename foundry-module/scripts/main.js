@@ -13,6 +13,7 @@ import { installChat } from "./chat.js";
 import { installHud } from "./controls/hud.js";
 import { openPanel } from "./controls/panel.js";
 import { TokenDelivery } from "./token-delivery.js";
+import { SessionElection, setElection } from "./sessions.js";
 
 export const vigil = {
   connection: null,
@@ -66,6 +67,9 @@ Hooks.once("init", () => {
 
 Hooks.once("ready", () => {
   try {
+    // Which of this user's sessions does the active GM's duties (before
+    // anything that asks: hooks installed at init read it when they fire).
+    setElection(new SessionElection(globalThis).start());
     vigil.connection.start();
     vigil.delivery.start(); // never rejects
   } catch (err) {

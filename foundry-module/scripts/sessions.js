@@ -40,12 +40,13 @@ export function leader(sessions) {
 
 const randomId = () => Array.from(globalThis.crypto.getRandomValues(new Uint8Array(9)), (b) => b.toString(16).padStart(2, "0")).join("");
 
-export class SessionElection {
+export class SessionElection extends EventTarget {
   /**
    * @param {object} env where Foundry's globals live (game, and addEventListener for pagehide)
    * @param {{now?: () => number, since?: number, session?: string, settleMs?: number, heartbeatMs?: number, staleMs?: number}} [opts]
    */
   constructor(env = globalThis, { now = () => Date.now(), since = now(), session = randomId(), settleMs = SETTLE_MS, heartbeatMs = HEARTBEAT_MS, staleMs = STALE_MS } = {}) {
+    super();
     this.env = env;
     this.now = now;
     this.session = session;
@@ -55,6 +56,7 @@ export class SessionElection {
     this.staleMs = staleMs;
     this.peers = new Map(); // session id → {since, heard} (same user, other sessions)
     this.settled = false;
+    this._led = false;
     this._timers = [];
   }
 
@@ -64,8 +66,8 @@ export class SessionElection {
     const game = this.game;
     game.socket?.on?.(SOCKET, (msg, senderId) => this.onMessage(msg, senderId));
     this._announce(true);
-    const settle = setTimeout(() => { this.settled = true; }, this.settleMs);
-    const beat = setInterval(() => this._announce(false), this.heartbeatMs);
+    const settle = setTimeout(() => { this.settled = true; this._check(); }, this.settleMs);
+    const beat = setInterval(() => { this._announce(false); this._check(); }, this.heartbeatMs);
     for (const t of [settle, beat]) t?.unref?.();
     this._timers.push(settle, beat);
     this.env.addEventListener?.("pagehide", () => this.stop());
@@ -85,7 +87,7 @@ export class SessionElection {
    * from this session's own user, as Foundry names the sender. */
   onMessage(msg, senderId) {
     if (msg?.kind !== "session" || senderId !== this.game.user?.id || typeof msg.session !== "string" || msg.session === this.session) return;
-    if (msg.bye) { this.peers.delete(msg.session); return; }
+    if (msg.bye) { this.peers.delete(msg.session); this._check(); return; }
     if (typeof msg.since !== "number") return;
     const known = this.peers.has(msg.session);
     this.peers.set(msg.session, { since: msg.since, heard: this.now() });
@@ -96,6 +98,14 @@ export class SessionElection {
     for (const t of this._timers) { clearTimeout(t); clearInterval(t); }
     this._timers = [];
     this.game.socket?.emit?.(SOCKET, { kind: "session", session: this.session, bye: true });
+  }
+
+  /** Tell listeners ("lead") when this session has just come to lead: what
+   * waited for the leader (a player's request) is done then. */
+  _check() {
+    const leads = this.leads();
+    if (leads && !this._led) this.dispatchEvent(new Event("lead"));
+    this._led = leads;
   }
 
   _announce(hello) {

@@ -8,7 +8,7 @@
  * `updateCombat` fires on every client after the update.
  */
 
-import { hasGmDuties, currentElection } from "./sessions.js";
+import { hasGmDuties } from "./sessions.js";
 
 const quiet = (p) => p?.catch?.(() => {});
 
@@ -23,7 +23,7 @@ export function combatCommand(clock, changed, combat) {
   return null;
 }
 
-export function installSync(connection, Hooks = globalThis.Hooks, election = currentElection()) {
+export function installSync(connection, Hooks = globalThis.Hooks, election) {
   const isActiveGM = () => hasGmDuties(globalThis.game, election);
   Hooks.on("updateWorldTime", (worldTime) => {
     if (!isActiveGM()) return;

@@ -35,7 +35,7 @@
  * Nothing here throws into Foundry: every async path ends in a catch.
  */
 
-import { MODULE_ID, getSetting, setSetting, t, storedEntry, storeToken } from "./settings.js";
+import { MODULE_ID, getSetting, setSetting, isActiveGM, t, storedEntry, storeToken } from "./settings.js";
 import { newSecrets, publicKeys, isPublicKeys, seal, verify, open, canonical, b64, BOX_VERSION } from "./sealed.js";
 import { SOCKET, hasGmDuties, currentElection } from "./sessions.js";
 
@@ -94,7 +94,7 @@ export class TokenDelivery {
    *   simulated browser its own)
    * @param {{now?: () => number, onToken?: () => void}} [opts]
    */
-  constructor(connection, env = globalThis, { now = () => Date.now(), onToken = () => connection.start?.(), election = currentElection() } = {}) {
+  constructor(connection, env = globalThis, { now = () => Date.now(), onToken = () => connection.start?.(), election } = {}) {
     this.connection = connection;
     this.env = env;
     this.now = now;
@@ -133,6 +133,12 @@ export class TokenDelivery {
       game.socket?.on?.(SOCKET, (msg, senderId) => { this._onSocket(msg, senderId).catch(warn("socket message")); });
       this.env.Hooks?.on?.("updateUser", (user, changed) => { this._onUserUpdate(user, changed).catch(warn("user update")); });
       this.env.Hooks?.on?.("updateActor", () => { this.checkOwners().catch(warn("ownership check")); });
+      this.election ??= currentElection() ?? undefined;
+      this.election?.addEventListener?.("lead", () => {
+        this._owners = "";
+        this.checkOwners().catch(warn("ownership check"));
+        this._answerWaiting().catch(warn("waiting requests"));
+      });
       this.connection.addEventListener?.("state", () => {
         this.checkOwners().catch(warn("ownership check"));
         this._answerWaiting().catch(warn("waiting requests"));
@@ -208,10 +214,12 @@ export class TokenDelivery {
    */
   async answer(userId) {
     const game = this.game;
-    if (!this.duties() || typeof userId !== "string") return null;
+    if (!isActiveGM(game) || typeof userId !== "string") return null;
     const user = game.users.get(userId);
     if (!user || user.isGM || !deviceKeys(user).length) return null;
-    if (!this.ready()) {
+    // Another session of this user leads, or none does yet (sessions.js),
+    // or the view has not come: answered when this session can.
+    if (!this.duties() || !this.ready()) {
       this._waiting.add(userId);
       return null;
     }
@@ -392,7 +400,7 @@ export class TokenDelivery {
   async _onSocket(msg, senderId) {
     const game = this.game;
     if (msg?.kind === "token-request") {
-      if (msg.userId !== senderId || !this.duties()) return;
+      if (msg.userId !== senderId) return;
       const boxes = await this.answer(msg.userId);
       if (boxes) game.socket.emit(SOCKET, { kind: "token-delivery", to: msg.userId, boxes });
     } else if (msg?.kind === "token-delivery" && msg.to === game.user.id) {
