@@ -9,7 +9,7 @@ import { getSetting, t } from "./settings.js";
 import { hasGmDuties } from "./sessions.js";
 import { POOL_ORDER, poolKey, readDie } from "./core/display.js";
 
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+import { escapeHtml as esc } from "./notify.js";
 
 /** Dice So Nice colorsets per pool (ignored by DSN if unknown). */
 const DSN_COLORSET = { discipline: "white", exhaustion: "black", madness: "red", pain: "blue" };

@@ -37,6 +37,7 @@
 
 import { MODULE_ID, getSetting, setSetting, isActiveGM, t, storedEntry, storeToken } from "./settings.js";
 import { newSecrets, publicKeys, isPublicKeys, seal, verify, open, canonical, b64, BOX_VERSION } from "./sealed.js";
+import { notify } from "./notify.js";
 import { SOCKET, hasGmDuties, currentElection } from "./sessions.js";
 
 export { SOCKET };
@@ -371,7 +372,7 @@ export class TokenDelivery {
     const game = this.game;
     const kept = storedEntry(game);
     if (!token) {
-      if (!this._toldNone) this.env.ui?.notifications?.info(t("VIGIL.Notify.NoCharacter", undefined, game));
+      if (!this._toldNone) notify("info", t("VIGIL.Notify.NoCharacter", undefined, game), this.env);
       this._toldNone = true;
       return false;
     }
@@ -379,7 +380,7 @@ export class TokenDelivery {
     clearTimeout(this._timer);
     if (kept?.token === token) return true;
     await storeToken(token, { iat, game });
-    this.env.ui?.notifications?.info(t("VIGIL.Notify.TokenReceived", undefined, game));
+    notify("info", t("VIGIL.Notify.TokenReceived", undefined, game), this.env);
     this.onToken();
     return true;
   }

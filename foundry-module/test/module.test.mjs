@@ -101,7 +101,7 @@ test("only the active GM syncs world time, and only when the clock follows it", 
   const conn2 = fakeConnection(mettle());
   installSync(conn2, other.Hooks);
   other.Hooks.callAll("updateWorldTime", 4000, 300, {}, "gm1");
-  other.Hooks.callAll("updateCombat", { round: 1 }, { round: 1 }, {}, "gm1");
+  other.Hooks.callAll("updateCombat", { round: 1, active: true }, { round: 1 }, {}, "gm1");
   assert.deepEqual(conn2.sent, [], "two GMs never double an advance");
   assert.equal(isActiveGM(), false);
 });
@@ -116,9 +116,20 @@ test("combat: start, next round, end from the combat tracker's updates", () => {
   const env = browser(gm);
   const conn = fakeConnection(mettle({ in_combat: true, round: 3 }));
   installSync(conn, env.Hooks);
-  env.Hooks.callAll("updateCombat", { round: 4 }, { round: 4 }, {}, "gm1");
-  env.Hooks.callAll("deleteCombat", { started: true }, {}, "gm1");
+  env.Hooks.callAll("updateCombat", { round: 4, active: true }, { round: 4 }, {}, "gm1");
+  env.Hooks.callAll("deleteCombat", { started: true, active: true }, {}, "gm1");
   assert.deepEqual(conn.sent, [{ type: "combat.next_round" }, { type: "combat.end" }]);
+});
+
+test("combat: advancing an inactive encounter (updateCombat fires for every combat) moves nothing", () => {
+  const env = browser(gm);
+  const conn = fakeConnection(mettle({ in_combat: true, round: 3 }));
+  installSync(conn, env.Hooks);
+  env.Hooks.callAll("updateCombat", { round: 9, active: false, started: true }, { round: 9 }, {}, "gm1");
+  env.Hooks.callAll("updateCombat", { round: 1, active: false, started: true }, { round: 1 }, {}, "gm1");
+  assert.deepEqual(conn.sent, []);
+  env.Hooks.callAll("updateCombat", { round: 4, active: true, started: true }, { round: 4 }, {}, "gm1");
+  assert.deepEqual(conn.sent, [{ type: "combat.next_round" }]);
 });
 
 const dryhRolled = (visibility = "full") => ({
@@ -308,4 +319,19 @@ test("chat: a Dice So Nice rejection still posts the card, and rejects nothing u
   } finally {
     console.warn = warn;
   }
+});
+
+test("notifications escape character names (a player may rename its actor to markup)", async () => {
+  const env = browser(gm);
+  const conn = new VigilConnection({ document: new FakeDocument() });
+  const evil = "<img src=x onerror=alert(1)>";
+  conn.client = {
+    state: { characters: { mina: { name: evil } } },
+    send: async () => { throw { code: "already_resting", params: { char: "mina" }, message: "no" }; },
+  };
+  await assert.rejects(conn.send({ type: "mettle.pain", char: "mina", amount: 1 }));
+  const [[level, message]] = env.ui.notifications.messages;
+  assert.equal(level, "warn");
+  assert.ok(!message.includes("<img"), message);
+  assert.ok(message.includes("&lt;img src=x onerror=alert(1)&gt;"), message);
 });
