@@ -54,7 +54,13 @@ export class VigilConnection extends EventTarget {
       if (globalThis.game?.user?.isGM) notify("info", t("VIGIL.Notify.NoUrl"));
       return null;
     }
-    if (!token) return null; // a player waits for the GM's client to deliver one
+    // A player without a token waits for the active GM's browser to deliver
+    // one (token-delivery.js): it is not "not configured", which only the GM
+    // could fix.
+    if (!token) {
+      if (!globalThis.game?.user?.isGM) this._showStatus("waiting");
+      return null;
+    }
     const client = new VigilClient({ url, token, WebSocketImpl: this.WebSocketImpl, clientName: CLIENT_NAME });
     this.client = client;
     client.addEventListener("status", (e) => this._onStatus(e.detail.status));
@@ -108,7 +114,8 @@ export class VigilConnection extends EventTarget {
     this.dispatchEvent(new CustomEvent("status", { detail: { status } }));
   }
 
-  /** A small fixed indicator (bottom left), so a silent outage is visible. */
+  /** A small fixed indicator, so a silent outage is visible (placed by
+   * styles/vigil.css clear of Foundry's own bottom-left Players list). */
   _showStatus(status) {
     const doc = this.document;
     if (!doc?.body) return;

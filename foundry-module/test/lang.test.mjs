@@ -68,7 +68,7 @@ test("every key the command catalogue names exists in en.json", () => {
 
 test("keys built at run time exist too: statuses, badges, pools, counters, countdowns", () => {
   const keys = [
-    ...["idle", "connecting", "connected", "reconnecting", "refused", "closed"].map((s) => `VIGIL.Status.${s}`),
+    ...["idle", "waiting", "connecting", "connected", "reconnecting", "refused", "closed"].map((s) => `VIGIL.Status.${s}`),
     ...Object.keys(BADGES).flatMap((b) => [badgeKey(b), badgeShortKey(b)]),
     ...Object.keys(POOLS).flatMap((p) => [poolKey(p), poolShortKey(p)]),
     ...Object.values(GAMES).flatMap((g) => g.counters.flatMap((c) => [counterKey(c.key), counterShortKey(c.key)])),

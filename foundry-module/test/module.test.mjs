@@ -269,7 +269,18 @@ test("a GM without a server URL is told; without a token a player waits", () => 
   assert.deepEqual(env.ui.notifications.messages, [["info", lang["VIGIL.Notify.NoUrl"]]]);
   browser(alice);
   globalThis.game.settings.values.set("vigil.serverUrl", "ws://x/ws");
-  assert.equal(new VigilConnection({ document: new FakeDocument() }).start(), null);
+  const doc = new FakeDocument();
+  assert.equal(new VigilConnection({ document: doc }).start(), null);
+  const pill = doc.body.children[0];
+  assert.equal(pill.dataset.status, "waiting", "a player without a token waits for a GM; it has nothing to configure");
+  assert.equal(pill.textContent, lang["VIGIL.Status.waiting"]);
+});
+
+test("the status pill stays clear of Foundry's Players list (bottom left)", () => {
+  const css = readFileSync(new URL("../styles/vigil.css", import.meta.url), "utf8");
+  const rule = /#vigil-status\s*\{([^}]*)\}/.exec(css)[1];
+  assert.doesNotMatch(rule, /(^|[\s;])left\s*:/, "not pinned to the left edge, where the Players list is");
+  assert.match(rule, /right\s*:/);
 });
 
 test("the window: opened twice from the HUD, one instance and one state listener", async () => {
