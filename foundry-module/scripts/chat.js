@@ -7,12 +7,41 @@
 
 import { getSetting, t } from "./settings.js";
 import { hasGmDuties } from "./sessions.js";
-import { POOL_ORDER, poolKey, readDie } from "./core/display.js";
-
+import { POOL_ORDER, POOLS, poolKey, readDie } from "./core/display.js";
 import { escapeHtml as esc } from "./notify.js";
 
-/** Dice So Nice colorsets per pool (ignored by DSN if unknown). */
-const DSN_COLORSET = { discipline: "white", exhaustion: "black", madness: "red", pain: "blue" };
+/**
+ * Dice So Nice colour sets, one per DRYH pool, in the pool's own colours
+ * (core/display.js POOLS): in DRYH the pool IS the colour. Dice So Nice has
+ * no "red" or "blue" set and draws an unknown name as its "custom" set, so
+ * the module registers its own when Dice So Nice is ready
+ * (`Hooks.once("diceSoNiceReady", (dice3d) => dice3d.addColorset({...}))`,
+ * the API of Dice So Nice's README, used the same way in other modules' open
+ * code, e.g. rwanoux/SRD-Heros-et-Dragons modules/diceH&D.js).
+ */
+export const dsnColorsetName = (pool) => `vigil-${pool}`;
+const hex = (n) => `#${n.toString(16).padStart(6, "0")}`;
+export function dsnColorsets(t) {
+  return POOL_ORDER.map((pool) => ({
+    name: dsnColorsetName(pool),
+    description: t(poolKey(pool)),
+    category: "Vigil",
+    foreground: hex(POOLS[pool].text),
+    background: hex(POOLS[pool].fill),
+    outline: hex(POOLS[pool].stroke),
+    edge: hex(POOLS[pool].stroke),
+    texture: "none",
+  }));
+}
+
+/** Register the pools' colour sets with Dice So Nice (when it is active). */
+export function installDiceColors(Hooks = globalThis.Hooks) {
+  Hooks.once("diceSoNiceReady", (dice3d) => {
+    for (const set of dsnColorsets(t)) {
+      Promise.resolve(dice3d?.addColorset?.(set)).catch((err) => console.warn("vigil | Dice So Nice colour set", err));
+    }
+  });
+}
 
 /** Rolls that became "rolled" since `seen` (char → roll key). Pure. */
 export function newlyRolled(state, seen) {
@@ -42,7 +71,7 @@ export function rollCardHtml(name, roll) {
 export function dsnData(roll) {
   const dice = [];
   for (const p of POOL_ORDER) {
-    for (const f of roll.dice[p] ?? []) dice.push({ result: f, resultLabel: f, type: "d6", vectors: [], options: { colorset: DSN_COLORSET[p] } });
+    for (const f of roll.dice[p] ?? []) dice.push({ result: f, resultLabel: f, type: "d6", vectors: [], options: { colorset: dsnColorsetName(p) } });
   }
   return { throws: [{ dice }] };
 }

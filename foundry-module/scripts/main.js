@@ -9,7 +9,7 @@ import { registerSettings, getSetting, setSetting, storeToken, storedToken, MODU
 import { VigilConnection } from "./connection.js";
 import { OverlayManager } from "./overlay/manager.js";
 import { installSync } from "./sync.js";
-import { installChat } from "./chat.js";
+import { installChat, installDiceColors } from "./chat.js";
 import { installHud } from "./controls/hud.js";
 import { openPanel } from "./controls/panel.js";
 import { TokenDelivery } from "./token-delivery.js";
@@ -56,6 +56,7 @@ Hooks.once("init", () => {
     vigil.overlays.install();
     installSync(connection);
     installChat(connection);
+    installDiceColors();
     installHud(connection);
     // A token revoked or expired: forget it; a player asks for a new one.
     connection.addEventListener("refused", () => { vigil.delivery.refused(); });

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { registerSettings, SETTINGS, MODULE_ID, isActiveGM } from "../scripts/settings.js";
 import { installSync, combatCommand } from "../scripts/sync.js";
-import { installChat, newlyRolled, rollCardHtml, dsnData } from "../scripts/chat.js";
+import { installChat, installDiceColors, newlyRolled, rollCardHtml, dsnData } from "../scripts/chat.js";
 import { installHud, hudRoot } from "../scripts/controls/hud.js";
 import { buildPanel, slugId, createCommand, linkCommand, openPanel, resetPanel } from "../scripts/controls/panel.js";
 import { VigilConnection } from "../scripts/connection.js";
@@ -300,13 +300,71 @@ test("the window: opened twice from the HUD, one instance and one state listener
     assert.equal(listeners, 1);
     await new Promise((r) => setTimeout(r, 5));
     const renders = b.renders;
-    conn.emitState(mettle());
+    const changed = mettle();
+    changed.characters.ysolde.name = "Ysolde the Grey";
+    conn.emitState(changed);
     await new Promise((r) => setTimeout(r, 5));
-    assert.equal(b.renders, renders + 1, "one re-render per patch");
+    assert.equal(b.renders, renders + 1, "a patch that changes what the window shows re-renders it once");
     await b.close();
     conn.emitState(mettle());
     await new Promise((r) => setTimeout(r, 5));
     assert.equal(b.renders, renders + 1, "a closed window is not re-rendered");
+  } finally {
+    resetPanel();
+    delete globalThis.document;
+  }
+});
+
+test("the window's title and heading name the character of the token it was last opened from", async () => {
+  browser(gm);
+  resetPanel();
+  globalThis.document = new FakeDocument();
+  globalThis.foundry = { applications: { api: { ApplicationV2: FakeApplicationV2 } } };
+  const conn = fakeConnection(mettle());
+  try {
+    const win = openPanel(conn, { id: "tokA", actorId: "actB", actorLink: true });
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(win.frame.title, "Vigil — Brannoc");
+    openPanel(conn, { id: "tokB", actorId: "actY", actorLink: true });
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(win.frame.title, "Vigil — Ysolde", "the frame's title follows the token (render({window: {title}}))");
+    assert.equal(win.content.children[0].querySelector("h3.vigil-who").textContent, "Ysolde", "and the window names her inside");
+  } finally {
+    resetPanel();
+    delete globalThis.document;
+  }
+});
+
+test("the window: a patch elsewhere leaves it alone; an open list is never closed under the GM's hand", async () => {
+  browser(gm);
+  resetPanel();
+  const doc = new FakeDocument();
+  globalThis.document = doc;
+  globalThis.foundry = { applications: { api: { ApplicationV2: FakeApplicationV2 } } };
+  const conn = fakeConnection(mettle());
+  const tick = () => new Promise((r) => setTimeout(r, 5));
+  try {
+    const win = openPanel(conn, { id: "tokA", actorId: "actB", actorLink: true });
+    await tick();
+    const renders = win.renders;
+    // The clock's anchor moves (a patch the window does not show): no re-render.
+    conn.emitState(mettle({ wall: 1234, game: 99 }));
+    await tick();
+    assert.equal(win.renders, renders, "nothing the window shows changed: not re-rendered");
+
+    // The GM has a list open (a select focused) when a change comes: it waits.
+    const content = win.content;
+    content.children[0].querySelector("select").focus();
+    const renamed = mettle();
+    renamed.characters.brannoc.name = "Brannoc the Bold";
+    conn.emitState(renamed);
+    await tick();
+    assert.equal(win.renders, renders, "held back while the list is open");
+    doc.activeElement = null;
+    content.dispatchEvent({ type: "focusout" });
+    await tick();
+    assert.equal(win.renders, renders + 1, "shown once the list closed");
+    assert.equal(win.content.children[0].querySelector("h3.vigil-who").textContent, "Brannoc the Bold");
   } finally {
     resetPanel();
     delete globalThis.document;
@@ -345,4 +403,29 @@ test("notifications escape character names (a player may rename its actor to mar
   assert.equal(level, "warn");
   assert.ok(!message.includes("<img"), message);
   assert.ok(message.includes("&lt;img src=x onerror=alert(1)&gt;"), message);
+});
+
+/** Dice So Nice as its README describes it: `addColorset` registers a set;
+ * a die naming a set it does not know is drawn with its "custom" set (the
+ * built-in list has no "red" nor "blue"). Only the calls the module makes. */
+function fakeDice3d() {
+  const known = new Map([["custom", {}], ["white", {}], ["black", {}]]);
+  return {
+    known,
+    addColorset: async (set) => { known.set(set.name, set); },
+    drawnWith: (colorset) => (known.has(colorset) ? colorset : "custom"),
+  };
+}
+
+test("Dice So Nice: each pool's dice keep their pool's colour (the module registers its colour sets)", () => {
+  const env = browser(gm);
+  installDiceColors(env.Hooks);
+  const dice3d = fakeDice3d();
+  env.Hooks.callAll("diceSoNiceReady", dice3d);
+  const roll = dryhRolled().game.rolls.mina;
+  const drawn = dsnData(roll).throws[0].dice.map((d) => dice3d.drawnWith(d.options.colorset));
+  assert.ok(!drawn.includes("custom"), `every die drawn with a known set: ${drawn}`);
+  assert.equal(dice3d.known.get(drawn[2]).background, "#c62828", "madness dice are red");
+  assert.equal(dice3d.known.get(drawn[3]).background, "#1e5fbf", "pain dice are blue");
+  assert.equal(dice3d.known.get(drawn[2]).description, "Madness");
 });

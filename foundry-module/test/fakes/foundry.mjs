@@ -159,7 +159,14 @@ export class FakeApplicationV2 {
     const result = await this._renderHTML({}, options);
     if (!this.frame) this.frame = { title: this.title };
     else if (typeof options.window?.title === "string") this.frame.title = options.window.title;
-    this.content ??= { replaceChildren: (...nodes) => { this.content.children = nodes; }, children: [], querySelectorAll: () => [] };
+    this.content ??= {
+      children: [],
+      listeners: {},
+      replaceChildren: (...nodes) => { this.content.children = nodes; for (const n of nodes) n.parentNode = this.content; },
+      addEventListener: (type, fn) => { (this.content.listeners[type] ??= []).push(fn); },
+      dispatchEvent: (ev) => { for (const fn of this.content.listeners[ev.type] ?? []) fn(ev); return true; },
+      querySelectorAll: () => [],
+    };
     this._replaceHTML(result, this.content, options);
     this.rendered = true;
     this.renders += 1;
