@@ -13,7 +13,7 @@ import { installChat, installDiceColors, newlyRolled, rollCardHtml, dsnData } fr
 import { installHud, hudRoot } from "../scripts/controls/hud.js";
 import { buildPanel, slugId, createCommand, linkCommand, openPanel, resetPanel } from "../scripts/controls/panel.js";
 import { VigilConnection } from "../scripts/connection.js";
-import { FakeHooks, FakeUser, FakeNotifications, FakeApplicationV2, fakeGame, install, uninstall } from "./fakes/foundry.mjs";
+import { FakeHooks, FakeUser, FakeNotifications, FakeApplicationV2, fakeGame, install, uninstall, openTokenHUD } from "./fakes/foundry.mjs";
 import { FakeDocument } from "./fakes/dom.mjs";
 
 const lang = JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url)));
@@ -177,7 +177,7 @@ test("chat card escapes names and marks successes", () => {
   assert.equal(dsnData(dryhRolled().game.rolls.mina).throws[0].dice[0].type, "d6");
 });
 
-test("HUD: a Vigil button for the GM on any token, for a player on their own only", () => {
+test("HUD: a Vigil button for the GM on any token, for a player on its own only", () => {
   const env = browser(gm);
   const doc = new FakeDocument();
   const html = doc.createElement("div");
@@ -198,13 +198,16 @@ test("HUD: a Vigil button for the GM on any token, for a player on their own onl
   assert.equal(right.querySelectorAll("[data-action=\"vigil\"]").at(-1).title, "Link to Vigil");
   assert.equal(hudRoot([html]), html);
 
+  // A player: Foundry opens the HUD only on tokens it owns ([i12440]).
   const penv = browser(alice);
   const phtml = doc.createElement("div");
   const pconn = fakeConnection(mettle(), { role: "player", own: ["brannoc"] });
   installHud(pconn, penv.Hooks, () => {});
-  penv.Hooks.callAll("renderTokenHUD", { object: { document: { id: "t2", actorId: "actY" } } }, phtml, {});
-  assert.equal(phtml.querySelector("[data-action=\"vigil\"]"), null, "not her character");
-  penv.Hooks.callAll("renderTokenHUD", { object: { document: { id: "t1", actorId: "actB" } } }, phtml, {});
+  const owns = (ids) => (u, level) => level === "OWNER" && ids.includes(u.id);
+  const ysolde = { id: "t2", actorId: "actY", testUserPermission: owns(["u-bob"]) };
+  assert.equal(openTokenHUD(penv, ysolde, phtml), false, "no HUD on another's token");
+  assert.equal(phtml.querySelector("[data-action=\"vigil\"]"), null);
+  assert.equal(openTokenHUD(penv, { id: "t1", actorId: "actB", testUserPermission: owns(["u-alice"]) }, phtml), true);
   assert.ok(phtml.querySelector("[data-action=\"vigil\"]"));
 });
 

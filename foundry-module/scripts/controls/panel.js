@@ -56,8 +56,9 @@ function el(doc, tag, attrs = {}, text = null) {
   return e;
 }
 
-/** The form of one offer, its ids stable across re-renders (carryInputs). */
-function offerForm(doc, connection, offer) {
+/** The form of one offer, its ids stable across re-renders (carryInputs);
+ * `scope` tells apart the same command offered for several characters. */
+function offerForm(doc, connection, offer, scope = "") {
   const client = connection.client;
   return buildForm(offer.entry, {
     catalogue: CATALOGUE,
@@ -70,7 +71,7 @@ function offerForm(doc, connection, offer) {
     choices: offer.choices,
     t: (key, params) => tOrNull(key, params),
     doc,
-    idPrefix: `vigil-panel-${offer.entry.type.replace(/\W+/g, "-")}`,
+    idPrefix: `vigil-panel-${scope}${offer.entry.type.replace(/\W+/g, "-")}`,
     // A refusal is shown in the form (and as a notification by connection.send).
     onSubmit: (body) => connection.send(body),
     errorText: (err) => errorText(err, namesOf(connection.state)),
@@ -108,6 +109,27 @@ export function buildPanel(doc, { connection, tokenDoc }) {
     const box = el(doc, "section", { class: "vigil-actions", "aria-label": state.characters[charId].name });
     for (const offer of characterOffers(CATALOGUE, state, charId, viewer)) box.appendChild(offerForm(doc, connection, offer));
     root.appendChild(box);
+  }
+
+  // DRYH-09: any player may spend hope on another protagonist's roll. Foundry
+  // opens the Token HUD only for a token's owners and GMs
+  // (foundryvtt/foundryvtt#12440), so a player never reaches another's token
+  // from it: the window opened from the player's own token lists the other
+  // characters' rolls it may act on, by name.
+  if (role !== "gm" && charId && viewer.own.includes(charId)) {
+    const others = Object.keys(state.characters ?? {})
+      .filter((id) => !viewer.own.includes(id))
+      .map((id) => [id, characterOffers(CATALOGUE, state, id, viewer)])
+      .filter(([, offers]) => offers.length);
+    if (others.length) {
+      const box = el(doc, "section", { class: "vigil-actions vigil-others", "aria-label": t("VIGIL.Panel.OtherRolls") });
+      box.appendChild(el(doc, "h4", {}, t("VIGIL.Panel.OtherRolls")));
+      for (const [id, offers] of others) {
+        box.appendChild(el(doc, "h5", { class: "vigil-who" }, state.characters[id].name));
+        for (const offer of offers) box.appendChild(offerForm(doc, connection, offer, `${id}-`));
+      }
+      root.appendChild(box);
+    }
   }
 
   if (role === "gm") {
