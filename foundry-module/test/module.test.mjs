@@ -74,6 +74,11 @@ test("module.json: id, compatibility, entry points, socket", () => {
   // server that serves the module (/foundry/module.json).
   assert.ok(!JSON.stringify(module).includes("OWNER"));
   for (const key of ["manifest", "download", "url", "readme"]) assert.equal(module[key], undefined, key);
+  // The module's own licence (the server serves it and ships it in the zip);
+  // Dice So Nice recommended (PackageManifestData relationships.recommends).
+  assert.equal(module.license, "LICENSE");
+  assert.ok(readFileSync(new URL("../LICENSE", import.meta.url), "utf8").startsWith("MIT License"));
+  assert.deepEqual(module.relationships.recommends.map((r) => [r.id, r.type]), [["dice-so-nice", "module"]]);
 });
 
 test("settings: server URL is a world setting, the token a client one", () => {
