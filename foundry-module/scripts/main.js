@@ -70,7 +70,9 @@ Hooks.once("ready", () => {
   try {
     // Which of this user's sessions does the active GM's duties (before
     // anything that asks: hooks installed at init read it when they fire).
-    setElection(new SessionElection(globalThis).start());
+    // Only GMs (Assistants included) can be the active GM; players have no
+    // duties and send no heartbeats.
+    if (game.user.isGM) setElection(new SessionElection(globalThis).start());
     vigil.connection.start();
     vigil.delivery.start(); // never rejects
   } catch (err) {

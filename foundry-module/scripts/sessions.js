@@ -16,7 +16,10 @@
  *   smallest id): every session computes the same one, and a newcomer never
  *   displaces a live leader, so duties never flip-flop between them;
  * - a session that closes says "bye" (pagehide); one that falls silent for
- *   STALE_MS is forgotten; the next oldest then leads;
+ *   STALE_MS is forgotten; the next oldest then leads. STALE_MS is long
+ *   because browsers throttle the timers of a background tab to about once
+ *   a minute (Chrome's "intensive throttling" of hidden pages): a GM's tab
+ *   left behind another must not lose its lead on every throttled beat;
  * - a newcomer leads nothing until it has heard the others (SETTLE_MS).
  *
  * `leader` is the pure decision; `SessionElection` only moves messages.
@@ -26,7 +29,7 @@ import { MODULE_ID, isActiveGM } from "./settings.js";
 
 export const SOCKET = `module.${MODULE_ID}`;
 export const HEARTBEAT_MS = 10_000;
-export const STALE_MS = 35_000;
+export const STALE_MS = 150_000;
 export const SETTLE_MS = 1_500;
 
 /** The leading session among `sessions` ([{session, since}]), or null. Pure. */

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { registerSettings, storedToken, MODULE_ID } from "../scripts/settings.js";
 import { TokenDelivery, deviceKeys } from "../scripts/token-delivery.js";
-import { SessionElection, leader, hasGmDuties } from "../scripts/sessions.js";
+import { SessionElection, leader, hasGmDuties, STALE_MS } from "../scripts/sessions.js";
 import { installChat } from "../scripts/chat.js";
 import { FakeWorld, as } from "./fakes/world.mjs";
 
@@ -162,4 +162,23 @@ test("activeGM is the full Gamemaster over an Assistant, and an Assistant may no
   const full = w.browser("gm1");
   registerSettings(() => {}, full.game);
   assert.equal(asst.game.users.activeGM.id, "gm1", "a full GM is preferred once present");
+});
+
+test("a session that falls silent (a crashed tab) is forgotten after STALE_MS; a newcomer leads nothing before it settles", () => {
+  let now = 1_000_000;
+  const sent = [];
+  const env = { game: { user: { id: "gm1", isGM: true }, users: {}, socket: { on() {}, emit: (_e, m) => sent.push(m) } } };
+  const e = new SessionElection(env, { now: () => now, since: now, session: "bbb", settleMs: 60_000 });
+  e.start();
+  assert.equal(e.leads(), false, "not settled: it may not have heard an older session yet");
+  assert.equal(sent[0].hello, true, "it announced itself, asking the others to answer");
+  e.settled = true;
+  e.onMessage({ kind: "session", session: "aaa", since: now - 5000 }, "gm1");
+  assert.equal(e.leads(), false, "an older session of the same user leads");
+  now += STALE_MS - 1;
+  assert.equal(e.leads(), false, "a throttled background tab keeps its lead for a while");
+  now += 2;
+  assert.equal(e.leads(), true, "silent for STALE_MS: forgotten, the next takes over");
+  e.stop();
+  assert.equal(sent.at(-1).bye, true);
 });
