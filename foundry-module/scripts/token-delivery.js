@@ -93,7 +93,8 @@ export class TokenDelivery {
    * @param {import("./connection.js").VigilConnection} connection
    * @param {object} [env] where Foundry's globals live (tests give each
    *   simulated browser its own)
-   * @param {{now?: () => number, onToken?: () => void}} [opts]
+   * @param {{now?: () => number, onToken?: () => void, election?: import("./sessions.js").SessionElection}} [opts]
+   *   `election`: this page's (sessions.js) when not given
    */
   constructor(connection, env = globalThis, { now = () => Date.now(), onToken = () => connection.start?.(), election } = {}) {
     this.connection = connection;
@@ -103,9 +104,9 @@ export class TokenDelivery {
     this.election = election;
     this._waiting = new Set(); // users who asked before the GM's first view
     this._timer = null;
-    this._answers = new Map(); // user id → {at, box} (active GM)
-    this._minted = new Map(); // user id → {token, token_id, chars} (active GM)
-    this._owners = ""; // who owns what, when last checked (active GM)
+    this._answers = new Map(); // user id → {at, box: the boxes} (GM's duties)
+    this._minted = new Map(); // user id → {token, token_id, chars} (GM's duties)
+    this._owners = ""; // who owns what, when last checked (GM's duties)
     this._toldNone = false;
   }
 
@@ -122,7 +123,7 @@ export class TokenDelivery {
   registerQueries() {
     const queries = this.env.CONFIG?.queries;
     if (!queries) return;
-    // The handlers learn nothing about who asked: the box says who it is for.
+    // The handlers learn nothing about who asked: the boxes say who they are for.
     queries[QUERY_DELIVER] = (data) => this.accept(data?.boxes ?? []).catch((err) => { warn("delivery refused")(err); return false; });
     queries[QUERY_REQUEST] = (data) => this.answer(data?.userId).catch((err) => { warn("request failed")(err); return null; });
   }
