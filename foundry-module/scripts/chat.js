@@ -5,13 +5,43 @@
  * dice are never re-rolled in Foundry: the server's faces are the truth.
  */
 
-import { getSetting, isActiveGM, t } from "./settings.js";
-import { POOL_ORDER, poolKey, readDie } from "./core/display.js";
+import { getSetting, t } from "./settings.js";
+import { hasGmDuties } from "./sessions.js";
+import { POOL_ORDER, POOLS, poolKey, readDie } from "./core/display.js";
+import { escapeHtml as esc } from "./notify.js";
 
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+/**
+ * Dice So Nice colour sets, one per DRYH pool, in the pool's own colours
+ * (core/display.js POOLS): in DRYH the pool IS the colour. Dice So Nice has
+ * no "red" or "blue" set and draws an unknown name as its "custom" set, so
+ * the module registers its own when Dice So Nice is ready
+ * (`Hooks.once("diceSoNiceReady", (dice3d) => dice3d.addColorset({...}))`,
+ * the API of Dice So Nice's README, used the same way in other modules' open
+ * code, e.g. rwanoux/SRD-Heros-et-Dragons modules/diceH&D.js).
+ */
+export const dsnColorsetName = (pool) => `vigil-${pool}`;
+const hex = (n) => `#${n.toString(16).padStart(6, "0")}`;
+export function dsnColorsets(t) {
+  return POOL_ORDER.map((pool) => ({
+    name: dsnColorsetName(pool),
+    description: t(poolKey(pool)),
+    category: "Vigil",
+    foreground: hex(POOLS[pool].text),
+    background: hex(POOLS[pool].fill),
+    outline: hex(POOLS[pool].stroke),
+    edge: hex(POOLS[pool].stroke),
+    texture: "none",
+  }));
+}
 
-/** Dice So Nice colorsets per pool (ignored by DSN if unknown). */
-const DSN_COLORSET = { discipline: "white", exhaustion: "black", madness: "red", pain: "blue" };
+/** Register the pools' colour sets with Dice So Nice (when it is active). */
+export function installDiceColors(Hooks = globalThis.Hooks) {
+  Hooks.once("diceSoNiceReady", (dice3d) => {
+    for (const set of dsnColorsets(t)) {
+      Promise.resolve(dice3d?.addColorset?.(set)).catch((err) => console.warn("vigil | Dice So Nice colour set", err));
+    }
+  });
+}
 
 /** Rolls that became "rolled" since `seen` (char → roll key). Pure. */
 export function newlyRolled(state, seen) {
@@ -41,19 +71,19 @@ export function rollCardHtml(name, roll) {
 export function dsnData(roll) {
   const dice = [];
   for (const p of POOL_ORDER) {
-    for (const f of roll.dice[p] ?? []) dice.push({ result: f, resultLabel: f, type: "d6", vectors: [], options: { colorset: DSN_COLORSET[p] } });
+    for (const f of roll.dice[p] ?? []) dice.push({ result: f, resultLabel: f, type: "d6", vectors: [], options: { colorset: dsnColorsetName(p) } });
   }
   return { throws: [{ dice }] };
 }
 
-export function installChat(connection) {
+export function installChat(connection, election) {
   const seen = new Map();
   let primed = false;
   connection.addEventListener("state", (e) => {
     const fresh = newlyRolled(e.detail.state, seen);
     // The first snapshot only records what is already on the table.
     if (!primed) { primed = true; return; }
-    if (!isActiveGM() || !getSetting("chatCards")) return;
+    if (!hasGmDuties(globalThis.game, election) || !getSetting("chatCards")) return;
     for (const { char, roll } of fresh) {
       const name = e.detail.state.characters?.[char]?.name ?? char;
       const game = globalThis.game;

@@ -8,6 +8,7 @@
 import { VigilClient } from "./core/client.js";
 import { readable } from "./core/words.js";
 import { getSetting, storedToken, t, tOrNull } from "./settings.js";
+import { notify } from "./notify.js";
 
 export const CLIENT_NAME = "foundry/0.1";
 
@@ -50,15 +51,21 @@ export class VigilConnection extends EventTarget {
     const token = storedToken();
     this._showStatus("idle");
     if (!url) {
-      if (globalThis.game?.user?.isGM) globalThis.ui?.notifications?.info(t("VIGIL.Notify.NoUrl"));
+      if (globalThis.game?.user?.isGM) notify("info", t("VIGIL.Notify.NoUrl"));
       return null;
     }
-    if (!token) return null; // a player waits for the GM's client to deliver one
+    // A player without a token waits for the active GM's browser to deliver
+    // one (token-delivery.js): it is not "not configured", which only the GM
+    // could fix.
+    if (!token) {
+      if (!globalThis.game?.user?.isGM) this._showStatus("waiting");
+      return null;
+    }
     const client = new VigilClient({ url, token, WebSocketImpl: this.WebSocketImpl, clientName: CLIENT_NAME });
     this.client = client;
     client.addEventListener("status", (e) => this._onStatus(e.detail.status));
     client.addEventListener("refused", (e) => {
-      globalThis.ui?.notifications?.error(t("VIGIL.Notify.Refused", { message: errorText(e.detail, namesOf(this.state)) }));
+      notify("error", t("VIGIL.Notify.Refused", { message: errorText(e.detail, namesOf(this.state)) }));
       this.dispatchEvent(new CustomEvent("refused", { detail: e.detail }));
     });
     client.addEventListener("state", (e) => this.dispatchEvent(new CustomEvent("state", { detail: e.detail })));
@@ -82,13 +89,13 @@ export class VigilConnection extends EventTarget {
   async send(body, opts) {
     if (!this.client) {
       const err = { code: "not_connected", params: {} };
-      globalThis.ui?.notifications?.warn(errorText(err, {}));
+      notify("warn", errorText(err, {}));
       throw err;
     }
     try {
       return await this.client.send(body, opts);
     } catch (err) {
-      globalThis.ui?.notifications?.warn(errorText(err, namesOf(this.state)));
+      notify("warn", errorText(err, namesOf(this.state)));
       throw err;
     }
   }
@@ -99,15 +106,16 @@ export class VigilConnection extends EventTarget {
     this._showStatus(status);
     if (status === "reconnecting" && !this._warned) {
       this._warned = true;
-      globalThis.ui?.notifications?.warn(t("VIGIL.Notify.Unreachable"));
+      notify("warn", t("VIGIL.Notify.Unreachable"));
     } else if (status === "connected" && this._warned) {
       this._warned = false;
-      globalThis.ui?.notifications?.info(t("VIGIL.Notify.Back"));
+      notify("info", t("VIGIL.Notify.Back"));
     }
     this.dispatchEvent(new CustomEvent("status", { detail: { status } }));
   }
 
-  /** A small fixed indicator (bottom left), so a silent outage is visible. */
+  /** A small fixed indicator, so a silent outage is visible (placed by
+   * styles/vigil.css clear of Foundry's own bottom-left Players list). */
   _showStatus(status) {
     const doc = this.document;
     if (!doc?.body) return;

@@ -9,10 +9,11 @@ import { registerSettings, getSetting, setSetting, storeToken, storedToken, MODU
 import { VigilConnection } from "./connection.js";
 import { OverlayManager } from "./overlay/manager.js";
 import { installSync } from "./sync.js";
-import { installChat } from "./chat.js";
+import { installChat, installDiceColors } from "./chat.js";
 import { installHud } from "./controls/hud.js";
 import { openPanel } from "./controls/panel.js";
 import { TokenDelivery } from "./token-delivery.js";
+import { SessionElection, setElection } from "./sessions.js";
 
 export const vigil = {
   connection: null,
@@ -55,6 +56,7 @@ Hooks.once("init", () => {
     vigil.overlays.install();
     installSync(connection);
     installChat(connection);
+    installDiceColors();
     installHud(connection);
     // A token revoked or expired: forget it; a player asks for a new one.
     connection.addEventListener("refused", () => { vigil.delivery.refused(); });
@@ -66,6 +68,11 @@ Hooks.once("init", () => {
 
 Hooks.once("ready", () => {
   try {
+    // Which of this user's sessions does the active GM's duties (before
+    // anything that asks: hooks installed at init read it when they fire).
+    // Only GMs (Assistants included) can be the active GM; players have no
+    // duties and send no heartbeats.
+    if (game.user.isGM) setElection(new SessionElection(globalThis).start());
     vigil.connection.start();
     vigil.delivery.start(); // never rejects
   } catch (err) {

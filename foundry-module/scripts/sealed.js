@@ -1,12 +1,13 @@
 /**
  * Sealed, signed boxes: how a player's Vigil token travels from the active
  * GM's browser to that player's browser only, through channels that every
- * client can read (the v12 module socket) or whose sender nobody is told
- * (a v13 query: foundryvtt/foundryvtt#13418).
+ * client can read (the module socket, which reaches every other client) or
+ * whose sender nobody is told (a v13 query: foundryvtt/foundryvtt#13418).
  *
  * - Each browser keeps, per world and user, an X25519 key (to open boxes)
  *   and an Ed25519 key (to sign them), and publishes both public halves in a
- *   flag on its own User document, which only that user or a GM may change.
+ *   flag of its own (one per device) on its User document, which only that
+ *   user or a GM may change.
  * - The GM seals: X25519 between a fresh ephemeral key and the recipient's
  *   published key, HKDF-SHA-256 over both public keys and the claims, then
  *   XChaCha20-Poly1305 with the claims as associated data. Only the holder of

@@ -5,10 +5,14 @@
  * Combat uses `updateCombat`/`deleteCombat` rather than `combatStart` /
  * `combatRound`: Foundry fires those two only on the client that initiated
  * the change, before the database update, which need not be the active GM's;
- * `updateCombat` fires on every client after the update.
+ * `updateCombat` fires on every client after the update — for every
+ * combat of the world, so only the active encounter (`Combat#active`,
+ * https://foundryvtt.com/api/classes/foundry.documents.Combat.html) moves
+ * Vigil's combat clock: advancing an encounter prepared on another scene
+ * does not.
  */
 
-import { isActiveGM } from "./settings.js";
+import { hasGmDuties } from "./sessions.js";
 
 const quiet = (p) => p?.catch?.(() => {});
 
@@ -23,7 +27,8 @@ export function combatCommand(clock, changed, combat) {
   return null;
 }
 
-export function installSync(connection, Hooks = globalThis.Hooks) {
+export function installSync(connection, Hooks = globalThis.Hooks, election) {
+  const isActiveGM = () => hasGmDuties(globalThis.game, election);
   Hooks.on("updateWorldTime", (worldTime) => {
     if (!isActiveGM()) return;
     const clock = connection.state?.clock;
@@ -31,13 +36,13 @@ export function installSync(connection, Hooks = globalThis.Hooks) {
     quiet(connection.send({ type: "clock.world", world_time: worldTime }));
   });
   Hooks.on("updateCombat", (combat, changed) => {
-    if (!isActiveGM()) return;
+    if (!isActiveGM() || !combat?.active) return;
     const cmd = combatCommand(connection.state?.clock, changed, combat);
     if (cmd) quiet(connection.send(cmd));
   });
   Hooks.on("deleteCombat", (combat) => {
     if (!isActiveGM() || !connection.state?.clock?.in_combat) return;
-    const others = (globalThis.game.combats?.contents ?? []).some((c) => c !== combat && c.started);
+    const others = (globalThis.game.combats?.contents ?? []).some((c) => c !== combat && c.started && c.active);
     if (!others) quiet(connection.send({ type: "combat.end" }));
   });
 }

@@ -361,8 +361,18 @@ test("players are offered exactly what permissions.py lets them send; the GM eve
   submit(root, "dryh.hope_improve");
   assert.deepEqual(conn.sent.at(-1), { type: "dryh.hope_improve", char: "mina" });
   assert.ok(playerMay(conn.sent.at(-1), ["jack"]));
-  assert.equal(wantsButton(conn, tok("mina")), true);
-  assert.equal(wantsButton(fakeConnection(dryh(), { role: "player", own: ["jack"] }), tok("mina")), false);
+  // Foundry opens no HUD on another's token for a player ([i12440]): the way
+  // in is the window of the player's own token, which lists Mina's roll.
+  assert.equal(wantsButton(conn, tok("mina")), false);
+  assert.equal(wantsButton(conn, tok("jack")), true);
+  const mine = buildPanel(doc, { connection: conn, tokenDoc: tok("jack") });
+  const others = mine.querySelector("section.vigil-others");
+  assert.ok(others, "Jack's window lists the rolls he may act on");
+  assert.equal(others.querySelector("h5").textContent, "mina", "by the character's name");
+  others.querySelector('form[data-command="dryh.hope_improve"]').dispatchEvent({ type: "submit", preventDefault() {} });
+  assert.deepEqual(conn.sent.at(-1), { type: "dryh.hope_improve", char: "mina" });
+  const calm = buildPanel(doc, { connection: fakeConnection(dryh(), { role: "player", own: ["jack"] }), tokenDoc: tok("jack") });
+  assert.equal(calm.querySelector("section.vigil-others"), null, "no roll to act on: no list");
   assert.deepEqual(characterOffers(CATALOGUE, rolledMina, "mina", { role: "player", own: [] }), [], "a player with no character");
   assert.deepEqual(characterOffers(CATALOGUE, rolledMina, "mina", { role: "spectator", own: ["mina"] }), []);
 });
@@ -461,7 +471,7 @@ test("a DRYH roll through the window against a real server: help → roll → de
   await press(gmEnv, g, tok("mina"), "dryh.despair_spend", (root) => { field(root, "dryh.despair_spend", "pool").value = "madness"; }, both);
   assert.deepEqual(g.state.game.rolls.mina.dice.madness, [5, 6]);
   assert.equal(g.state.game.hope, 1, "the despair coin became hope");
-  await press(playerEnv, p, tok("mina"), "dryh.hope_improve", () => {}, both);
+  await press(playerEnv, p, tok("jack"), "dryh.hope_improve", () => {}, both); // DRYH-09 from Jack's own window
   assert.equal(g.state.game.hope, 0);
   await press(gmEnv, g, tok("mina"), "dryh.resolve", (root) => assert.equal(field(root, "dryh.resolve", "failure"), null, "a success: no failure consequence"), both);
   assert.deepEqual(g.state.game.rolls.mina.pending, { mina: "madness", jack: "madness" });

@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { registerSettings, storedToken, storedEntry, MODULE_ID } from "../scripts/settings.js";
-import { TokenDelivery, QUERY_DELIVER, QUERY_REQUEST, SOCKET, tokenLabel } from "../scripts/token-delivery.js";
+import { TokenDelivery, QUERY_DELIVER, QUERY_REQUEST, SOCKET, tokenLabel, deviceKeys } from "../scripts/token-delivery.js";
 import { seal, open, verify, newSecrets, publicKeys } from "../scripts/sealed.js";
 import { FakeWorld } from "./fakes/world.mjs";
 
@@ -117,8 +117,9 @@ for (const version of [12, 13]) {
       assert.ok(!wire.includes("tok-t"), "no token in clear on the module socket");
       if (version === 12) assert.ok(t.world.socketLog.some((m) => m.event === SOCKET && m.data.kind === "token-delivery"));
       // Keys are published in each user's own flag, the same for every client.
-      const flag = t.browsers.gm1.game.users.get("u-alice").getFlag(MODULE_ID, "keys");
-      assert.deepEqual(flag, t.browsers["u-bob"].game.users.get("u-alice").getFlag(MODULE_ID, "keys"));
+      const flag = deviceKeys(t.browsers.gm1.game.users.get("u-alice"));
+      assert.equal(flag.length, 1);
+      assert.deepEqual(flag, deviceKeys(t.browsers["u-bob"].game.users.get("u-alice")));
       // One live module-minted token per user, labelled for world and user.
       const live = t.conns.gm1.records.filter((r) => !r.revoked);
       assert.deepEqual(live.map((r) => r.label).sort(), [tokenLabel(t.browsers.gm1.game, "u-alice"), tokenLabel(t.browsers.gm1.game, "u-bob")]);
@@ -143,7 +144,7 @@ test("v13: the query handlers are called without a sender, and need none", async
     // Bob poses as Alice: the GM's answer is a box only Alice can open.
     await t.join("u-bob");
     const bob = t.browsers["u-bob"];
-    const box = await bob.game.users.activeGM.query(QUERY_REQUEST, { userId: "u-alice" }, { timeout: 1000 });
+    const [box] = await bob.game.users.activeGM.query(QUERY_REQUEST, { userId: "u-alice" }, { timeout: 1000 });
     assert.equal(box.claims.to, "u-alice");
     assert.throws(() => open(box, newSecrets()), "Bob's keys do not open Alice's box");
     const aliceBefore = tokenOf(t, "u-alice");
@@ -160,7 +161,7 @@ test("a planted box (sealed by a player, or claiming a GM without its key) is re
     await until(() => tokenOf(t, "u-alice"), "Alice's token");
     const alice = t.browsers["u-alice"];
     const before = storedEntry(alice.game);
-    const aliceKeys = alice.game.users.get("u-alice").getFlag(MODULE_ID, "keys");
+    const [aliceKeys] = deviceKeys(alice.game.users.get("u-alice"));
     // Bob seals his own token to Alice's public key and signs it with his key, naming the GM as sender.
     const bobSecrets = newSecrets();
     const claims = { world: "test-world", to: "u-alice", from: "gm1", server: SERVER, iat: Date.now() + 10_000 };
@@ -169,14 +170,14 @@ test("a planted box (sealed by a player, or claiming a GM without its key) is re
     // Naming himself as sender does not help: he is not a GM.
     await t.join("u-bob");
     const bob = t.browsers["u-bob"];
-    await bob.game.user.setFlag(MODULE_ID, "keys", publicKeys(bobSecrets));
+    await bob.game.user.setFlag(MODULE_ID, "keys-bobs", { ...publicKeys(bobSecrets), at: 1 });
     const planted2 = seal(aliceKeys, { token: "tok-of-bob" }, { ...claims, from: "u-bob" }, bobSecrets);
     assert.ok(verify(planted2, publicKeys(bobSecrets)));
     assert.equal(await t.delivery["u-alice"].accept(planted2), false);
     // Bob cannot replace the GM's published key: only that user or a GM may write its flag.
-    await assert.rejects(bob.game.users.get("gm1").setFlag(MODULE_ID, "keys", publicKeys(bobSecrets)), /lacks permission/);
+    await assert.rejects(bob.game.users.get("gm1").setFlag(MODULE_ID, "keys-bobs", { ...publicKeys(bobSecrets), at: 1 }), /lacks permission/);
     // Nor push it as a v13 query.
-    await bob.game.users.get("u-alice").query(QUERY_DELIVER, { box: planted }, { timeout: 1000 });
+    await bob.game.users.get("u-alice").query(QUERY_DELIVER, { boxes: [planted] }, { timeout: 1000 });
     assert.deepEqual(storedEntry(alice.game), before);
   } finally { t.stop(); }
 });
@@ -186,7 +187,7 @@ test("a replayed older box, or one for another server, is ignored", async () => 
   try {
     await (await t.join("u-alice")).start();
     await until(() => tokenOf(t, "u-alice"), "Alice's token");
-    const first = t.world.socketLog.find((m) => m.data.kind === "token-delivery" && m.data.box.claims.to === "u-alice").data.box;
+    const first = t.world.socketLog.find((m) => m.data.kind === "token-delivery" && m.data.to === "u-alice").data.boxes;
     // Alice's character set grows: the GM re-mints, revokes the old, pushes.
     t.owners.actY.add("u-alice");
     t.conns.gm1.dispatchEvent(new Event("state"));
@@ -199,7 +200,7 @@ test("a replayed older box, or one for another server, is ignored", async () => 
     assert.ok(tokenOf(t, "u-alice").endsWith("brannoc+ysolde"));
     // A token for another Vigil server is not taken either.
     const gm = t.browsers.gm1;
-    const aliceKeys = gm.game.users.get("u-alice").getFlag(MODULE_ID, "keys");
+    const [aliceKeys] = deviceKeys(gm.game.users.get("u-alice"));
     const other = seal(aliceKeys, { token: "tok-elsewhere" }, { world: "test-world", to: "u-alice", from: "gm1", server: "wss://elsewhere/ws", iat: Date.now() + 1e6 }, await t.delivery.gm1.secrets());
     assert.equal(await t.delivery["u-alice"].accept(other), false);
   } finally { t.stop(); }
@@ -211,7 +212,7 @@ test("requests are rate-limited: repeats get the same box, nothing new is minted
     await t.join("u-alice");
     await t.delivery["u-alice"].publishKeys();
     const boxes = await Promise.all([1, 2, 3, 4].map(() => t.delivery.gm1.answer("u-alice")));
-    assert.equal(new Set(boxes.map((b) => b.sig)).size, 1);
+    assert.equal(new Set(boxes.map(([b]) => b.sig)).size, 1);
     assert.equal(t.conns.gm1.sent.filter((b) => b.type === "token.mint").length, 1);
   } finally { t.stop(); }
 });
@@ -242,5 +243,70 @@ test("a player with no linked character is told so, once", async () => {
     const told = t.browsers["u-alice"].ui.notifications.messages.filter(([, m]) => m === lang["VIGIL.Notify.NoCharacter"]);
     assert.equal(told.length, 1);
     assert.equal(t.conns.gm1.sent.filter((b) => b.type === "token.mint").length, 0);
+  } finally { t.stop(); }
+});
+
+test("a socket request made in another user's name is ignored (the socket names its sender)", async () => {
+  const t = await table(12);
+  try {
+    await (await t.join("u-alice")).start();
+    await t.join("u-bob");
+    await until(() => tokenOf(t, "u-alice"), "Alice's token");
+    await new Promise((r) => setTimeout(r, 30));
+    const minted = () => t.conns.gm1.sent.filter((b) => b.type === "token.mint" || b.type === "token.list").length;
+    const deliveries = () => t.world.socketLog.filter((m) => m.data.kind === "token-delivery").length;
+    const [m0, d0] = [minted(), deliveries()];
+    t.delivery.gm1._answers.clear(); // no cached answer either: Bob's request would be worked out afresh
+    t.browsers["u-bob"].game.socket.emit(SOCKET, { kind: "token-request", userId: "u-alice" });
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(minted(), m0, "Bob's request in Alice's name sends nothing to Vigil");
+    assert.equal(deliveries(), d0, "and gets no answer");
+    t.browsers["u-alice"].game.socket.emit(SOCKET, { kind: "token-request", userId: "u-alice" });
+    await until(() => deliveries() > d0, "Alice's own request answered");
+  } finally { t.stop(); }
+});
+
+test("a request before the GM's first view revokes nothing, warns nobody, and is answered when the view comes", async () => {
+  const t = await table(13);
+  try {
+    const gm = t.conns.gm1;
+    const view = gm.state;
+    gm.state = null;
+    gm.status = "connecting";
+    await (await t.join("u-alice")).start();
+    await new Promise((r) => setTimeout(r, 30));
+    assert.deepEqual(gm.sent, [], "nothing listed, minted or revoked before the view");
+    assert.deepEqual(t.browsers.gm1.ui.notifications.messages, [], "no warning on the GM's screen");
+    assert.ok(!t.browsers["u-alice"].ui.notifications.messages.some(([, m]) => m === lang["VIGIL.Notify.NoCharacter"]), "not told it has no character");
+    gm.state = view;
+    gm.status = "connected";
+    gm.dispatchEvent(new Event("state"));
+    await until(() => tokenOf(t, "u-alice"), "Alice's token once the view came");
+  } finally { t.stop(); }
+});
+
+test("a player who loses a character while offline has its token revoked; an expired token is minted anew", async () => {
+  const t = await table(13);
+  try {
+    const alice = await t.join("u-alice");
+    await alice.start();
+    await until(() => tokenOf(t, "u-alice"), "Alice's token");
+    await t.delivery.gm1.checkOwners();
+    const gm = t.conns.gm1;
+    // Alice logs out; the GM gives Brannoc to Bob.
+    t.world.leave(t.browsers["u-alice"]);
+    t.owners.actB.delete("u-alice");
+    await t.delivery.gm1.checkOwners();
+    assert.equal(gm.records.filter((r) => r.label.endsWith("u-alice") && !r.revoked).length, 0, "her token dies now, not at her next login");
+
+    // Bob's token expires (the server says so in token.list): a new one is minted.
+    await (await t.join("u-bob")).start();
+    await until(() => tokenOf(t, "u-bob"), "Bob's token");
+    const bobs = gm.records.find((r) => r.label.endsWith("u-bob") && !r.revoked);
+    bobs.expires = Date.now() / 1000 - 10;
+    t.delivery.gm1._answers.clear();
+    const mints = gm.sent.filter((b) => b.type === "token.mint").length;
+    await t.delivery.gm1.answer("u-bob");
+    assert.equal(gm.sent.filter((b) => b.type === "token.mint").length, mints + 1, "the expired token is not handed out again");
   } finally { t.stop(); }
 });

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { BADGES, GAMES, POOLS, RANDOM_KINDS, badgeKey, badgeShortKey, counterKey, counterShortKey, countdownKey, poolKey, poolShortKey } from "../scripts/core/display.js";
+import { BADGES, GAMES, POOLS, COUNTDOWN_KINDS, badgeKey, badgeShortKey, counterKey, counterShortKey, countdownKey, countdownShortKey, poolKey, poolShortKey } from "../scripts/core/display.js";
 import { CODES_PATH, LANG_PATH, codeEntries, synced } from "../tools/sync-lang.mjs";
 import { CATALOGUE } from "../scripts/core/catalogue.js";
 
@@ -68,12 +68,12 @@ test("every key the command catalogue names exists in en.json", () => {
 
 test("keys built at run time exist too: statuses, badges, pools, counters, countdowns", () => {
   const keys = [
-    ...["idle", "connecting", "connected", "reconnecting", "refused", "closed"].map((s) => `VIGIL.Status.${s}`),
+    ...["idle", "waiting", "connecting", "connected", "reconnecting", "refused", "closed"].map((s) => `VIGIL.Status.${s}`),
     ...Object.keys(BADGES).flatMap((b) => [badgeKey(b), badgeShortKey(b)]),
     ...Object.keys(POOLS).flatMap((p) => [poolKey(p), poolShortKey(p)]),
     ...Object.values(GAMES).flatMap((g) => g.counters.flatMap((c) => [counterKey(c.key), counterShortKey(c.key)])),
     counterKey("rattle"), counterShortKey("rattle"),
-    ...["dying", "busy", "poison", "drug", ...RANDOM_KINDS].map(countdownKey),
+    ...COUNTDOWN_KINDS.flatMap((k) => [countdownKey(k), countdownShortKey(k)]),
   ];
   assert.deepEqual(keys.filter((k) => !(k in lang)), []);
 });

@@ -9,11 +9,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { registerSettings, SETTINGS, MODULE_ID, isActiveGM } from "../scripts/settings.js";
 import { installSync, combatCommand } from "../scripts/sync.js";
-import { installChat, newlyRolled, rollCardHtml, dsnData } from "../scripts/chat.js";
+import { installChat, installDiceColors, newlyRolled, rollCardHtml, dsnData } from "../scripts/chat.js";
 import { installHud, hudRoot } from "../scripts/controls/hud.js";
 import { buildPanel, slugId, createCommand, linkCommand, openPanel, resetPanel } from "../scripts/controls/panel.js";
 import { VigilConnection } from "../scripts/connection.js";
-import { FakeHooks, FakeUser, FakeNotifications, FakeApplicationV2, fakeGame, install, uninstall } from "./fakes/foundry.mjs";
+import { FakeHooks, FakeUser, FakeNotifications, FakeApplicationV2, fakeGame, install, uninstall, openTokenHUD } from "./fakes/foundry.mjs";
 import { FakeDocument } from "./fakes/dom.mjs";
 
 const lang = JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url)));
@@ -74,6 +74,11 @@ test("module.json: id, compatibility, entry points, socket", () => {
   // server that serves the module (/foundry/module.json).
   assert.ok(!JSON.stringify(module).includes("OWNER"));
   for (const key of ["manifest", "download", "url", "readme"]) assert.equal(module[key], undefined, key);
+  // The module's own licence (the server serves it and ships it in the zip);
+  // Dice So Nice recommended (PackageManifestData relationships.recommends).
+  assert.equal(module.license, "LICENSE");
+  assert.ok(readFileSync(new URL("../LICENSE", import.meta.url), "utf8").startsWith("MIT License"));
+  assert.deepEqual(module.relationships.recommends.map((r) => [r.id, r.type]), [["dice-so-nice", "module"]]);
 });
 
 test("settings: server URL is a world setting, the token a client one", () => {
@@ -101,7 +106,7 @@ test("only the active GM syncs world time, and only when the clock follows it", 
   const conn2 = fakeConnection(mettle());
   installSync(conn2, other.Hooks);
   other.Hooks.callAll("updateWorldTime", 4000, 300, {}, "gm1");
-  other.Hooks.callAll("updateCombat", { round: 1 }, { round: 1 }, {}, "gm1");
+  other.Hooks.callAll("updateCombat", { round: 1, active: true }, { round: 1 }, {}, "gm1");
   assert.deepEqual(conn2.sent, [], "two GMs never double an advance");
   assert.equal(isActiveGM(), false);
 });
@@ -116,9 +121,20 @@ test("combat: start, next round, end from the combat tracker's updates", () => {
   const env = browser(gm);
   const conn = fakeConnection(mettle({ in_combat: true, round: 3 }));
   installSync(conn, env.Hooks);
-  env.Hooks.callAll("updateCombat", { round: 4 }, { round: 4 }, {}, "gm1");
-  env.Hooks.callAll("deleteCombat", { started: true }, {}, "gm1");
+  env.Hooks.callAll("updateCombat", { round: 4, active: true }, { round: 4 }, {}, "gm1");
+  env.Hooks.callAll("deleteCombat", { started: true, active: true }, {}, "gm1");
   assert.deepEqual(conn.sent, [{ type: "combat.next_round" }, { type: "combat.end" }]);
+});
+
+test("combat: advancing an inactive encounter (updateCombat fires for every combat) moves nothing", () => {
+  const env = browser(gm);
+  const conn = fakeConnection(mettle({ in_combat: true, round: 3 }));
+  installSync(conn, env.Hooks);
+  env.Hooks.callAll("updateCombat", { round: 9, active: false, started: true }, { round: 9 }, {}, "gm1");
+  env.Hooks.callAll("updateCombat", { round: 1, active: false, started: true }, { round: 1 }, {}, "gm1");
+  assert.deepEqual(conn.sent, []);
+  env.Hooks.callAll("updateCombat", { round: 4, active: true, started: true }, { round: 4 }, {}, "gm1");
+  assert.deepEqual(conn.sent, [{ type: "combat.next_round" }]);
 });
 
 const dryhRolled = (visibility = "full") => ({
@@ -166,7 +182,7 @@ test("chat card escapes names and marks successes", () => {
   assert.equal(dsnData(dryhRolled().game.rolls.mina).throws[0].dice[0].type, "d6");
 });
 
-test("HUD: a Vigil button for the GM on any token, for a player on their own only", () => {
+test("HUD: a Vigil button for the GM on any token, for a player on its own only", () => {
   const env = browser(gm);
   const doc = new FakeDocument();
   const html = doc.createElement("div");
@@ -187,13 +203,16 @@ test("HUD: a Vigil button for the GM on any token, for a player on their own onl
   assert.equal(right.querySelectorAll("[data-action=\"vigil\"]").at(-1).title, "Link to Vigil");
   assert.equal(hudRoot([html]), html);
 
+  // A player: Foundry opens the HUD only on tokens it owns ([i12440]).
   const penv = browser(alice);
   const phtml = doc.createElement("div");
   const pconn = fakeConnection(mettle(), { role: "player", own: ["brannoc"] });
   installHud(pconn, penv.Hooks, () => {});
-  penv.Hooks.callAll("renderTokenHUD", { object: { document: { id: "t2", actorId: "actY" } } }, phtml, {});
-  assert.equal(phtml.querySelector("[data-action=\"vigil\"]"), null, "not her character");
-  penv.Hooks.callAll("renderTokenHUD", { object: { document: { id: "t1", actorId: "actB" } } }, phtml, {});
+  const owns = (ids) => (u, level) => level === "OWNER" && ids.includes(u.id);
+  const ysolde = { id: "t2", actorId: "actY", testUserPermission: owns(["u-bob"]) };
+  assert.equal(openTokenHUD(penv, ysolde, phtml), false, "no HUD on another's token");
+  assert.equal(phtml.querySelector("[data-action=\"vigil\"]"), null);
+  assert.equal(openTokenHUD(penv, { id: "t1", actorId: "actB", testUserPermission: owns(["u-alice"]) }, phtml), true);
   assert.ok(phtml.querySelector("[data-action=\"vigil\"]"));
 });
 
@@ -258,7 +277,18 @@ test("a GM without a server URL is told; without a token a player waits", () => 
   assert.deepEqual(env.ui.notifications.messages, [["info", lang["VIGIL.Notify.NoUrl"]]]);
   browser(alice);
   globalThis.game.settings.values.set("vigil.serverUrl", "ws://x/ws");
-  assert.equal(new VigilConnection({ document: new FakeDocument() }).start(), null);
+  const doc = new FakeDocument();
+  assert.equal(new VigilConnection({ document: doc }).start(), null);
+  const pill = doc.body.children[0];
+  assert.equal(pill.dataset.status, "waiting", "a player without a token waits for a GM; it has nothing to configure");
+  assert.equal(pill.textContent, lang["VIGIL.Status.waiting"]);
+});
+
+test("the status pill stays clear of Foundry's Players list (bottom left)", () => {
+  const css = readFileSync(new URL("../styles/vigil.css", import.meta.url), "utf8");
+  const rule = /#vigil-status\s*\{([^}]*)\}/.exec(css)[1];
+  assert.doesNotMatch(rule, /(^|[\s;])left\s*:/, "not pinned to the left edge, where the Players list is");
+  assert.match(rule, /right\s*:/);
 });
 
 test("the window: opened twice from the HUD, one instance and one state listener", async () => {
@@ -278,13 +308,71 @@ test("the window: opened twice from the HUD, one instance and one state listener
     assert.equal(listeners, 1);
     await new Promise((r) => setTimeout(r, 5));
     const renders = b.renders;
-    conn.emitState(mettle());
+    const changed = mettle();
+    changed.characters.ysolde.name = "Ysolde the Grey";
+    conn.emitState(changed);
     await new Promise((r) => setTimeout(r, 5));
-    assert.equal(b.renders, renders + 1, "one re-render per patch");
+    assert.equal(b.renders, renders + 1, "a patch that changes what the window shows re-renders it once");
     await b.close();
     conn.emitState(mettle());
     await new Promise((r) => setTimeout(r, 5));
     assert.equal(b.renders, renders + 1, "a closed window is not re-rendered");
+  } finally {
+    resetPanel();
+    delete globalThis.document;
+  }
+});
+
+test("the window's title and heading name the character of the token it was last opened from", async () => {
+  browser(gm);
+  resetPanel();
+  globalThis.document = new FakeDocument();
+  globalThis.foundry = { applications: { api: { ApplicationV2: FakeApplicationV2 } } };
+  const conn = fakeConnection(mettle());
+  try {
+    const win = openPanel(conn, { id: "tokA", actorId: "actB", actorLink: true });
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(win.frame.title, "Vigil — Brannoc");
+    openPanel(conn, { id: "tokB", actorId: "actY", actorLink: true });
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(win.frame.title, "Vigil — Ysolde", "the frame's title follows the token (render({window: {title}}))");
+    assert.equal(win.content.children[0].querySelector("h3.vigil-who").textContent, "Ysolde", "and the window names her inside");
+  } finally {
+    resetPanel();
+    delete globalThis.document;
+  }
+});
+
+test("the window: a patch elsewhere leaves it alone; an open list is never closed under the GM's hand", async () => {
+  browser(gm);
+  resetPanel();
+  const doc = new FakeDocument();
+  globalThis.document = doc;
+  globalThis.foundry = { applications: { api: { ApplicationV2: FakeApplicationV2 } } };
+  const conn = fakeConnection(mettle());
+  const tick = () => new Promise((r) => setTimeout(r, 5));
+  try {
+    const win = openPanel(conn, { id: "tokA", actorId: "actB", actorLink: true });
+    await tick();
+    const renders = win.renders;
+    // The clock's anchor moves (a patch the window does not show): no re-render.
+    conn.emitState(mettle({ wall: 1234, game: 99 }));
+    await tick();
+    assert.equal(win.renders, renders, "nothing the window shows changed: not re-rendered");
+
+    // The GM has a list open (a select focused) when a change comes: it waits.
+    const content = win.content;
+    content.children[0].querySelector("select").focus();
+    const renamed = mettle();
+    renamed.characters.brannoc.name = "Brannoc the Bold";
+    conn.emitState(renamed);
+    await tick();
+    assert.equal(win.renders, renders, "held back while the list is open");
+    doc.activeElement = null;
+    content.dispatchEvent({ type: "focusout" });
+    await tick();
+    assert.equal(win.renders, renders + 1, "shown once the list closed");
+    assert.equal(win.content.children[0].querySelector("h3.vigil-who").textContent, "Brannoc the Bold");
   } finally {
     resetPanel();
     delete globalThis.document;
@@ -308,4 +396,44 @@ test("chat: a Dice So Nice rejection still posts the card, and rejects nothing u
   } finally {
     console.warn = warn;
   }
+});
+
+test("notifications escape character names (a player may rename its actor to markup)", async () => {
+  const env = browser(gm);
+  const conn = new VigilConnection({ document: new FakeDocument() });
+  const evil = "<img src=x onerror=alert(1)>";
+  conn.client = {
+    state: { characters: { mina: { name: evil } } },
+    send: async () => { throw { code: "already_resting", params: { char: "mina" }, message: "no" }; },
+  };
+  await assert.rejects(conn.send({ type: "mettle.pain", char: "mina", amount: 1 }));
+  const [[level, message]] = env.ui.notifications.messages;
+  assert.equal(level, "warn");
+  assert.ok(!message.includes("<img"), message);
+  assert.ok(message.includes("&lt;img src=x onerror=alert(1)&gt;"), message);
+});
+
+/** Dice So Nice as its README describes it: `addColorset` registers a set;
+ * a die naming a set it does not know is drawn with its "custom" set (the
+ * built-in list has no "red" nor "blue"). Only the calls the module makes. */
+function fakeDice3d() {
+  const known = new Map([["custom", {}], ["white", {}], ["black", {}]]);
+  return {
+    known,
+    addColorset: async (set) => { known.set(set.name, set); },
+    drawnWith: (colorset) => (known.has(colorset) ? colorset : "custom"),
+  };
+}
+
+test("Dice So Nice: each pool's dice keep their pool's colour (the module registers its colour sets)", () => {
+  const env = browser(gm);
+  installDiceColors(env.Hooks);
+  const dice3d = fakeDice3d();
+  env.Hooks.callAll("diceSoNiceReady", dice3d);
+  const roll = dryhRolled().game.rolls.mina;
+  const drawn = dsnData(roll).throws[0].dice.map((d) => dice3d.drawnWith(d.options.colorset));
+  assert.ok(!drawn.includes("custom"), `every die drawn with a known set: ${drawn}`);
+  assert.equal(dice3d.known.get(drawn[2]).background, "#c62828", "madness dice are red");
+  assert.equal(dice3d.known.get(drawn[3]).background, "#1e5fbf", "pain dice are blue");
+  assert.equal(dice3d.known.get(drawn[2]).description, "Madness");
 });

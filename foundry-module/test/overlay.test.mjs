@@ -6,13 +6,18 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { overlayModel, characterForToken } from "../scripts/overlay/model.js";
+import { overlayModel, characterForToken, touchedCharacters } from "../scripts/overlay/model.js";
 import { readDie } from "../scripts/core/display.js";
 import { uiScale, screenFontPx, ringThickness, ringCover, rectCover, maxRingThickness } from "../scripts/overlay/layout.js";
 import { drawOverlay, updateOverlay, isAnimated } from "../scripts/overlay/draw.js";
 import { OverlayManager } from "../scripts/overlay/manager.js";
 import { PIXI } from "./fakes/pixi.mjs";
-import { FakeHooks, FakeToken, fakeCanvas, dragPreview } from "./fakes/foundry.mjs";
+import { FakeHooks, FakeToken, fakeCanvas, dragPreview, fakeI18n } from "./fakes/foundry.mjs";
+import { readFileSync } from "node:fs";
+
+const i18n = fakeI18n(JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url))));
+/** The module's translator over en.json (settings.js tOrNull). */
+const tr = (key, params) => (i18n.has(key) ? i18n.format(key, params) : null);
 
 /** A Pain & Mettle view like the server's (see the demo table). */
 function mettleState({ dying = false, departed = false } = {}) {
@@ -150,7 +155,8 @@ function fakeConnection(state) {
   c.state = state;
   c.now = 10;
   c.gameNow = () => c.now;
-  c.setState = (s) => { c.state = s; c.dispatchEvent(new CustomEvent("state", { detail: { state: s, changes: {}, rev: 1 } })); };
+  // changes null: a snapshot, as the client says after (re)connecting.
+  c.setState = (s, changes = null) => { c.state = s; c.dispatchEvent(new CustomEvent("state", { detail: { state: s, changes, rev: 1 } })); };
   return c;
 }
 
@@ -237,4 +243,80 @@ test("zoom redraws the dying ring's thickness even while the clock is paused", (
   assert.ok(updateOverlay(PIXI, root, { zoom: 0.5 }));
   assert.equal(width(), ringThickness(100, 100, 0.5));
   assert.notEqual(ringThickness(100, 100, 0.5), ringThickness(100, 100, 1), "the thickness depends on zoom");
+});
+
+test("touchedCharacters: the characters a patch may change on tokens; null for all", () => {
+  assert.equal(touchedCharacters(null), null, "a snapshot: all");
+  assert.deepEqual([...touchedCharacters({ characters: { a: { sheet: { pain: 1 } } } })], ["a"]);
+  assert.deepEqual([...touchedCharacters({ game: { rolls: { m: { phase: "rolled" } }, hope: 2 } })], ["m"]);
+  assert.deepEqual([...touchedCharacters({ clock: { game: 5, wall: 9 } })], [], "the clock moves countdowns without a redraw");
+  assert.deepEqual([...touchedCharacters({ characters: { gone: [] } })], ["gone"]);
+  assert.equal(touchedCharacters({ characters: [{}] }), null, "characters replaced whole");
+  assert.equal(touchedCharacters({ system: "dryh" }), null);
+});
+
+/** A Hursagmu view: three characters on three tokens, one poisoned. */
+function hursagmuState() {
+  const ch = (name, derived = {}) => ({ name, visibility: "full", actor_id: `act-${name}`, token_id: null, badges: [], countdowns: [], sheet: { stuns: 0, wounds: 0, shocks: 0 }, derived });
+  return {
+    table: "h", system: "hursagmu", clock: { mode: "running", rate: 1, game: 0, wall: 0 },
+    characters: {
+      a: ch("a", { poisons: { p1: { next_dose_at: 60, called: "Adder venom" } } }),
+      b: ch("b"),
+      c: ch("c"),
+    },
+    game: {},
+  };
+}
+
+test("manager: a patch touching one character redraws only that character's overlay", () => {
+  const Hooks = new FakeHooks();
+  const tokens = ["a", "b", "c"].map((n) => new FakeToken({ id: `t-${n}`, actorId: `act-${n}` }));
+  const canvas = fakeCanvas(tokens, 1);
+  const conn = fakeConnection(hursagmuState());
+  const m = new OverlayManager(conn, { PIXI, Hooks, getCanvas: () => canvas });
+  m.install();
+  Hooks.callAll("canvasReady", canvas);
+  const draws = () => Object.fromEntries([...m.draws].map(([id, n]) => [id, n]));
+  assert.deepEqual(draws(), { "t-a": 1, "t-b": 1, "t-c": 1 });
+  const before = tokens.map((t) => t.getChildByName("vigil-overlay"));
+
+  const s = hursagmuState();
+  s.characters.b.sheet.wounds = 2;
+  conn.setState(s, { characters: { b: { sheet: { wounds: 2 } } } });
+  assert.deepEqual(draws(), { "t-a": 1, "t-b": 2, "t-c": 1 }, "only b's overlay is redrawn");
+  assert.equal(tokens[0].getChildByName("vigil-overlay"), before[0], "a's overlay kept as it was");
+
+  conn.setState(s, { clock: { game: 30, wall: 30 } });
+  conn.setState(s, { characters: { c: { notes: "x" } } });
+  assert.deepEqual(draws(), { "t-a": 1, "t-b": 2, "t-c": 1 }, "a clock anchor, or a change not drawn, redraws nothing");
+});
+
+test("a poison's next dose counts down on the token from the clock, with no patch", () => {
+  const root = drawOverlay(PIXI, overlayModel(hursagmuState(), "a", 0), { width: 100, height: 100, zoom: 1, now: 0, t: tr });
+  const dose = root.getChildByName("vigil-timer-poison_dose", true);
+  const text = () => dose.children.find((c) => c instanceof PIXI.Text).text;
+  assert.equal(text(), "Dose 01:00");
+  assert.ok(isAnimated(root));
+  assert.equal(updateOverlay(PIXI, root, { now: 0.4 }), false, "same second: no texture touched");
+  assert.equal(updateOverlay(PIXI, root, { now: 15 }), true);
+  assert.equal(text(), "Dose 00:45");
+  const model = overlayModel({ ...hursagmuState(), characters: { ...hursagmuState().characters, a: { ...hursagmuState().characters.a, derived: { next_rest_at: 3600, next_recovery_at: 7200 } } } }, "a", 0);
+  assert.deepEqual(model.timers.map((c) => c.kind), ["rest_roll", "recovery_roll"], "rest and recovery too");
+});
+
+test("the Rattle pill falls with the clock out of combat (MET-14), with no patch", () => {
+  const state = mettleState();
+  state.characters.brannoc.derived = { rattle: 3, rattle_zero_at: 13, status: "active" };
+  const root = drawOverlay(PIXI, overlayModel(state, "brannoc", 10), { width: 100, height: 100, zoom: 1, now: 10, t: tr });
+  const pill = () => root.getChildByName("vigil-rattle", true).children[0].children.find((c) => c instanceof PIXI.Text).text;
+  assert.equal(pill(), "Rattle 3");
+  assert.ok(isAnimated(root));
+  assert.ok(updateOverlay(PIXI, root, { now: 11.5 }));
+  assert.equal(pill(), "Rattle 2");
+  updateOverlay(PIXI, root, { now: 20 });
+  assert.equal(pill(), "Rattle 0");
+  state.characters.brannoc.derived = { rattle: 3, rattle_zero_at: null, status: "active" };
+  const still = drawOverlay(PIXI, overlayModel(state, "brannoc", 10), { width: 100, height: 100, zoom: 1, now: 10, t: tr });
+  assert.equal(updateOverlay(PIXI, still, { now: 50 }), false, "in combat (no anchor) it stands still");
 });

@@ -215,3 +215,121 @@ async def test_dryh_roll_dice_by_pool(vigil_server: ServerProcess, module_site: 
         await open_harness(zpage, module_site, vigil_server, gm, "mina", zoom=zoom)
         await zpage.wait_for_function("harness.dice().length > 0")
         await shot(zpage, f"dryh-rolled-zoom{zoom}")
+
+
+async def open_tokens(page: Page, site: str, server: ServerProcess, token: str) -> None:
+    """The harness in its `tokens` mode: the module's OverlayManager on one
+    stand-in token per character, with pixi's real ticker."""
+    await page.goto(
+        f"{site}/test/harness/overlay.html#mode=tokens&url={quote(server.ws_url)}&token={quote(token)}"
+    )
+    await page.wait_for_function(
+        "window.harness && window.harness.status === 'connected' && window.harness.draws > 0"
+    )
+
+
+# The sheet a character of each game needs at creation (empty: the game's defaults).
+SHEETS: dict[str, dict[str, Any]] = {"mettle": {"sheet": {"mettle": 5}}, "hursagmu": {}}
+
+
+async def new_table(server: ServerProcess, system: str, table: str, *chars: str) -> str:
+    """A table of ``system`` with ``chars`` (each linked to an actor), its GM token."""
+    created = await commands(
+        server.ws_url,
+        server.operator_token,
+        None,
+        {"type": "table.create", "system": system, "name": table, "id": table},
+    )
+    gm: str = created[0]["result"]["gm_token"]
+    await commands(
+        server.ws_url,
+        gm,
+        table,
+        *(
+            {"type": "character.create", "id": c, "name": c.title(), "actor_id": f"act-{c}", **SHEETS[system]}
+            for c in chars
+        ),
+    )
+    return gm
+
+
+async def test_poison_countdown_runs_on_a_token_and_a_patch_redraws_one_overlay(
+    vigil_server: ServerProcess, module_site: str, new_page: Any
+) -> None:
+    gm = await new_table(vigil_server, "hursagmu", "venom", "ada", "bram", "cora")
+    await commands(
+        vigil_server.ws_url,
+        gm,
+        "venom",
+        {"type": "clock.run"},
+        {
+            "type": "hursagmu.poison",
+            "char": "ada",
+            "damage": 1,
+            "interval": 600,
+            "duration": 3600,
+            "name": "Adder venom",
+        },
+    )
+    page = await new_page(800, 600)
+    await open_tokens(page, module_site, vigil_server, gm)
+    await page.wait_for_function("harness.timerText('ada', 'poison_dose') !== null")
+    first = await page.evaluate("harness.timerText('ada', 'poison_dose')")
+    states = await page.evaluate("harness.states")
+    # The dose's countdown runs from the clock anchor: no patch arrives.
+    await page.wait_for_function(f"harness.timerText('ada', 'poison_dose') !== {json.dumps(first)}")
+    later = await page.evaluate("harness.timerText('ada', 'poison_dose')")
+    assert await page.evaluate("harness.states") == states, "no patch came while it ran"
+    assert first.startswith("Dose ") and later < first, (first, later)
+    await shot(page, "hursagmu-poison-countdown")
+
+    # A patch touching Bram redraws Bram's overlay, and only his.
+    before = await page.evaluate("harness.drawCounts()")
+    await commands(
+        vigil_server.ws_url,
+        gm,
+        "venom",
+        {
+            "type": "hursagmu.poison",
+            "char": "bram",
+            "damage": 1,
+            "interval": 900,
+            "duration": 3600,
+            "name": "Hemlock",
+        },
+    )
+    await page.wait_for_function(f"harness.states > {states}")
+    after = await page.evaluate("harness.drawCounts()")
+    print(f"overlay draws before the patch {before}, after it {after}")
+    assert after["bram"] == before["bram"] + 1, (before, after)
+    assert after["ada"] == before["ada"] and after["cora"] == before["cora"], (before, after)
+    assert await page.evaluate("harness.errors") == []
+    assert page.vigil_errors == []
+
+
+async def test_rattle_falls_on_a_token_with_the_clock(
+    vigil_server: ServerProcess, module_site: str, new_page: Any
+) -> None:
+    gm = await new_table(vigil_server, "mettle", "shaken", "edda")
+    await commands(
+        vigil_server.ws_url,
+        gm,
+        "shaken",
+        {"type": "clock.run"},
+        {"type": "mettle.rattle", "char": "edda", "amount": 4},
+    )
+    page = await new_page(800, 600)
+    await open_tokens(page, module_site, vigil_server, gm)
+    await page.wait_for_function("harness.rattleText('edda') !== null")
+    first = await page.evaluate("harness.rattleText('edda')")
+    states = await page.evaluate("harness.states")
+    draws = await page.evaluate("harness.drawCounts()")
+    # MET-14: out of combat it wears off 1 a second, drawn from the clock.
+    await page.wait_for_function(f"harness.rattleText('edda') !== {json.dumps(first)}")
+    later = await page.evaluate("harness.rattleText('edda')")
+    print(f"rattle on the token: {first!r} then {later!r}, {states} views received, draws {draws}")
+    assert await page.evaluate("harness.states") == states, "no patch came while it fell"
+    assert await page.evaluate("harness.drawCounts()") == draws, "updated in place, not redrawn"
+    assert int(later.split()[-1]) < int(first.split()[-1]), (first, later)
+    await shot(page, "mettle-rattle-falling")
+    assert await page.evaluate("harness.errors") == []

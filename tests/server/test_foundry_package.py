@@ -67,3 +67,41 @@ def test_zip_is_the_same_bytes_for_the_same_files() -> None:
     foundry_package.zip_bytes.cache_clear()
     assert foundry_package.zip_bytes("http://a.test") == first
     assert foundry_package.manifest("http://a.test/")["download"] == "http://a.test/foundry/vigil.zip"
+
+
+def test_a_loopback_public_url_gives_way_to_the_host_foundry_asked_by() -> None:
+    """Foundry's server downloads the zip, often from another container or
+    host: a manifest naming localhost or 0.0.0.0 would send it nowhere."""
+    base = foundry_package.package_base
+    assert base("http://localhost:8765", "vigil.lan:8765") == "http://vigil.lan:8765"
+    assert base("http://0.0.0.0:8765", "10.0.0.5:8765") == "http://10.0.0.5:8765"
+    assert base("http://127.0.0.1:8765", "[fd00::5]:8765") == "http://[fd00::5]:8765"
+    assert base(PUBLIC, "evil.test") == PUBLIC, "a public URL the operator set is kept"
+    assert base("http://localhost:8765", None) == "http://localhost:8765"
+    assert base("http://localhost:8765", "a b/c") == "http://localhost:8765", "no odd Host echoed"
+
+
+def test_served_manifest_is_reachable_from_where_foundry_asked(vigil_server: ServerProcess) -> None:
+    """A server on a loopback address with no public URL (the Docker
+    defaults' case) names the host Foundry used, in the manifest and the zip."""
+    ask = urllib.request.Request(
+        f"{vigil_server.url}/foundry/module.json", headers={"Host": "vigil.lan:8765"}
+    )
+    with urllib.request.urlopen(ask, timeout=10) as reply:
+        served = json.loads(reply.read())
+    assert served["download"] == "http://vigil.lan:8765/foundry/vigil.zip"
+    assert served["manifest"] == "http://vigil.lan:8765/foundry/module.json"
+
+
+def test_licence_in_manifest_and_zip_and_dice_so_nice_recommended(public_server: ServerProcess) -> None:
+    _, body = fetch(public_server, "/foundry/module.json")
+    served = json.loads(body)
+    assert served["license"] == f"{PUBLIC}/foundry/LICENSE"
+    assert {"id": "dice-so-nice", "type": "module"}.items() <= served["relationships"]["recommends"][
+        0
+    ].items()
+    _, licence = fetch(public_server, "/foundry/LICENSE")
+    assert b"MIT License" in licence
+    _, blob = fetch(public_server, "/foundry/vigil.zip")
+    with zipfile.ZipFile(io.BytesIO(blob)) as archive:
+        assert archive.read("LICENSE") == licence, "the module's own licence ships in the zip"

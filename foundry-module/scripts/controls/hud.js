@@ -1,14 +1,12 @@
 /**
  * A Vigil button on the token HUD: the GM's controls for that token's
- * character (or linking it), a player's for their own characters.
+ * character (or linking it), a player's for its own characters.
  * v12's TokenHUD hands the hook a jQuery object, v13's an HTMLElement.
  */
 
 import { characterForToken } from "../overlay/model.js";
 import { t } from "../settings.js";
 import { openPanel } from "./panel.js";
-import { CATALOGUE } from "../core/catalogue.js";
-import { characterOffers } from "../core/offers.js";
 
 export function hudRoot(html) {
   if (!html) return null;
@@ -16,17 +14,17 @@ export function hudRoot(html) {
   return html[0] ?? null; // jQuery
 }
 
-/** Whether this user gets a Vigil button on this token: a player on their
- * own characters, and on another's while it offers them something (DRYH-09:
- * any player may spend hope on a protagonist's roll). */
+/** Whether this user gets a Vigil button on this token's HUD: the GM on any
+ * token, a player on its own characters' tokens. Foundry opens the Token HUD
+ * only for a token's owners and GMs (foundryvtt/foundryvtt#12440), so what a
+ * player may do on another's character (DRYH-09 hope) is reached from its
+ * own token's window (panel.js), not from here. */
 export function wantsButton(connection, tokenDoc) {
   const client = connection.client;
   if (!client || client.status !== "connected") return false;
   if (client.role === "gm") return true;
   const char = characterForToken(connection.state, tokenDoc);
-  if (!char) return false;
-  const viewer = { role: client.role, own: client.ownCharacters ?? [] };
-  return client.ownCharacters.includes(char) || characterOffers(CATALOGUE, connection.state, char, viewer).length > 0;
+  return Boolean(char) && (client.ownCharacters ?? []).includes(char);
 }
 
 export function installHud(connection, Hooks = globalThis.Hooks, open = openPanel) {

@@ -56,8 +56,9 @@ function el(doc, tag, attrs = {}, text = null) {
   return e;
 }
 
-/** The form of one offer, its ids stable across re-renders (carryInputs). */
-function offerForm(doc, connection, offer) {
+/** The form of one offer, its ids stable across re-renders (carryInputs);
+ * `scope` tells apart the same command offered for several characters. */
+function offerForm(doc, connection, offer, scope = "") {
   const client = connection.client;
   return buildForm(offer.entry, {
     catalogue: CATALOGUE,
@@ -70,7 +71,7 @@ function offerForm(doc, connection, offer) {
     choices: offer.choices,
     t: (key, params) => tOrNull(key, params),
     doc,
-    idPrefix: `vigil-panel-${offer.entry.type.replace(/\W+/g, "-")}`,
+    idPrefix: `vigil-panel-${scope}${offer.entry.type.replace(/\W+/g, "-")}`,
     // A refusal is shown in the form (and as a notification by connection.send).
     onSubmit: (body) => connection.send(body),
     errorText: (err) => errorText(err, namesOf(connection.state)),
@@ -102,9 +103,33 @@ export function buildPanel(doc, { connection, tokenDoc }) {
 
   const viewer = { role, own: client?.ownCharacters ?? [] };
   if (charId) {
+    // The character's name inside the window too, not only in its title:
+    // the forms act on this character.
+    root.appendChild(el(doc, "h3", { class: "vigil-who" }, state.characters[charId].name));
     const box = el(doc, "section", { class: "vigil-actions", "aria-label": state.characters[charId].name });
     for (const offer of characterOffers(CATALOGUE, state, charId, viewer)) box.appendChild(offerForm(doc, connection, offer));
     root.appendChild(box);
+  }
+
+  // DRYH-09: any player may spend hope on another protagonist's roll. Foundry
+  // opens the Token HUD only for a token's owners and GMs
+  // (foundryvtt/foundryvtt#12440), so a player never reaches another's token
+  // from it: the window opened from the player's own token lists the other
+  // characters' rolls it may act on, by name.
+  if (role !== "gm" && charId && viewer.own.includes(charId)) {
+    const others = Object.keys(state.characters ?? {})
+      .filter((id) => !viewer.own.includes(id))
+      .map((id) => [id, characterOffers(CATALOGUE, state, id, viewer)])
+      .filter(([, offers]) => offers.length);
+    if (others.length) {
+      const box = el(doc, "section", { class: "vigil-actions vigil-others", "aria-label": t("VIGIL.Panel.OtherRolls") });
+      box.appendChild(el(doc, "h4", {}, t("VIGIL.Panel.OtherRolls")));
+      for (const [id, offers] of others) {
+        box.appendChild(el(doc, "h5", { class: "vigil-who" }, state.characters[id].name));
+        for (const offer of offers) box.appendChild(offerForm(doc, connection, offer, `${id}-`));
+      }
+      root.appendChild(box);
+    }
   }
 
   if (role === "gm") {
@@ -137,6 +162,18 @@ export function carryInputs(from, to, active = globalThis.document?.activeElemen
   return focus;
 }
 
+/** What a built window shows, to tell whether a new state changes it. */
+const signature = (node) => node?.outerHTML ?? null;
+
+/** Whether a select inside `root` has focus (its list may be open): a
+ * re-render would close it under the user's hand. */
+function holdsOpenList(root, doc = globalThis.document) {
+  const active = doc?.activeElement;
+  if (!active || active.tagName !== "SELECT") return false;
+  for (let n = active; n; n = n.parentNode) if (n === root) return true;
+  return false;
+}
+
 /** The window class, created lazily because ApplicationV2 exists only inside Foundry. */
 let PanelClass = null;
 export function panelClass() {
@@ -154,9 +191,12 @@ export function panelClass() {
       super(options);
       this.connection = connection;
       this.tokenDoc = tokenDoc;
+      this._next = null; // content built for a state, not shown yet
+      this._shown = null; // the markup of what is shown
+      this._pending = false; // a change held back while a list is open
       // One window for the whole session (openPanel), so one listener: it
       // re-renders only while the window is shown.
-      this._onState = () => { if (this.rendered) this.render().catch?.((err) => console.warn("vigil | window render", err)); };
+      this._onState = () => { if (this.rendered) this.refresh(); };
       connection.addEventListener("state", this._onState);
     }
 
@@ -166,14 +206,54 @@ export function panelClass() {
       return name ? t("VIGIL.Panel.Title", { name }) : t("VIGIL.Panel.TitleTable");
     }
 
-    async _renderHTML() {
+    /** Show this window (again), its frame's title naming the character
+     * shown: ApplicationV2 draws the title when the frame is made and
+     * changes it later only when a render asks (`{window: {title}}`). */
+    show(force = false) {
+      return this.render({ force, window: { title: this.title } });
+    }
+
+    /**
+     * After a patch: re-render only when what the window shows changed (a
+     * patch elsewhere leaves it alone), and never under the user's hand —
+     * while a list of the window is open (a select has focus), the change
+     * waits until it closes.
+     */
+    refresh() {
+      const next = this._build();
+      if (signature(next) === this._shown) return;
+      this._next = next;
+      if (this._content && holdsOpenList(this._content)) {
+        this._pending = true;
+        return;
+      }
+      this.show().catch?.((err) => console.warn("vigil | window render", err));
+    }
+
+    _build() {
       return buildPanel(globalThis.document, { connection: this.connection, tokenDoc: this.tokenDoc });
+    }
+
+    async _renderHTML() {
+      const result = this._next ?? this._build();
+      this._next = null;
+      this._shown = signature(result);
+      return result;
     }
 
     _replaceHTML(result, content) {
       const focus = carryInputs(content, result);
       content.replaceChildren(result);
       focus?.focus();
+      if (this._content !== content) {
+        this._content = content;
+        // A held-back change is shown once the open list closes.
+        content.addEventListener?.("focusout", () => {
+          if (!this._pending) return;
+          this._pending = false;
+          setTimeout(() => this.refresh(), 0);
+        });
+      }
     }
 
   };
@@ -188,7 +268,8 @@ export function openPanel(connection, tokenDoc = null) {
   const Panel = panelClass();
   if (!current || current.connection !== connection) current = new Panel({ connection, tokenDoc });
   else current.tokenDoc = tokenDoc;
-  Promise.resolve(current.render({ force: true })).catch((err) => console.warn("vigil | cannot open the window", err));
+  current._next = null;
+  Promise.resolve(current.show(true)).catch((err) => console.warn("vigil | cannot open the window", err));
   return current;
 }
 

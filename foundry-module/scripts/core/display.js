@@ -61,8 +61,10 @@ export const poolKey = (pool) => `VIGIL.Pool.${pool}`;
 export const poolShortKey = (pool) => `VIGIL.PoolShort.${pool}`;
 
 /** The kinds of countdown the server sends (`character.countdowns[].kind`),
- * and those of `nextRandom` below; a key may take `{name}`. */
+ * and those of `nextRandom` below; a key may take `{name}`. The short word
+ * is for a token's overlay, where a sentence does not fit. */
 export const countdownKey = (kind) => `VIGIL.Countdown.${kind}`;
+export const countdownShortKey = (kind) => `VIGIL.CountdownShort.${kind}`;
 
 /** A counter shown beside a character: a sheet number with a letter. */
 const counter = (key, letter, color) => ({ key, letter, color });
@@ -136,6 +138,29 @@ export function nextRandom(game, ch) {
 }
 export const gameLook = (game) => GAMES[game] ?? NO_GAME;
 
+/** The kinds of countdown the server sends, and `nextRandom`'s. */
+export const COUNTDOWN_KINDS = Object.freeze(["dying", "busy", "rest_hour", "poison", "drug", ...RANDOM_KINDS]);
+
+/**
+ * Every countdown to draw for a character: the server's (dying, busy, a
+ * poison's end) and the next timed effects whose outcome is random
+ * (`nextRandom`: "Next dose of Adder venom in 04:32"), each drawn from the
+ * clock anchor: [{kind, until, since?, name?, random?}].
+ */
+export function countdownsOf(game, ch) {
+  return [...(ch?.countdowns ?? []), ...nextRandom(game, ch).map((c) => ({ ...c, random: true }))];
+}
+
+/**
+ * MET-14: rattle wears off 1 per game second out of combat, so its value at
+ * any moment follows from the server's anchor `rattle_zero_at` (null in
+ * combat or at 0): ceil(zero_at − now). Drawn from the clock, the way the
+ * dying countdown runs, with no message from the server.
+ */
+export function rattleAt(zeroAt, now) {
+  return Math.max(0, Math.ceil(zeroAt - now));
+}
+
 /** One die as a game reads it: {face, success: true | false | null}. */
 export function readDie(game, face) {
   return { face, success: gameLook(game).dieSuccess(face) };
@@ -156,15 +181,21 @@ export function counters(game, sheet) {
 
 /**
  * Pain & Mettle's Rattle meter, or null. The value is the server's derived
- * (worn-off) rattle; Rattle has no cap in the rules, so the meter shows pips
- * up to the larger of the character's Mettle and the current value.
+ * (worn-off) rattle when the view was made, and `zeroAt` the game time it
+ * reaches 0 while it falls (`rattleAt` gives it at any moment; null: it
+ * stands still). Rattle has no cap in the rules, so the meter shows pips up
+ * to the larger of the character's Mettle and the current value.
  */
 export function rattleMeter(game, ch) {
   if (!gameLook(game).rattle || !ch?.sheet) return null;
   const value = ch.derived?.rattle ?? ch.sheet.rattle ?? 0;
   const max = Math.max(value, ch.sheet.mettle ?? 5, 1);
-  return { key: "rattle", value, max, letter: "R", color: 0xef6c00 };
+  const zeroAt = typeof ch.derived?.rattle_zero_at === "number" ? ch.derived.rattle_zero_at : null;
+  return { key: "rattle", value, max, zeroAt, letter: "R", color: 0xef6c00 };
 }
+
+/** The rattle a meter shows at game time `now`. */
+export const rattleNow = (meter, now) => (meter.zeroAt === null ? meter.value : Math.min(meter.value, rattleAt(meter.zeroAt, now)));
 
 /**
  * A DRYH roll's dice, pool by pool in the book's order, each die read:

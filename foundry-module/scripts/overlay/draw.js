@@ -4,9 +4,12 @@
  * `drawOverlay(PIXI, model, opts)` is a pure-ish function of
  * (overlay model, token size, zoom, now) → a new PIXI.Container; PIXI is
  * passed in, so the same code runs in Foundry (global PIXI) and in the test
- * harness (pixi.js from node_modules). `updateOverlay` only re-texts the
- * countdown and re-scales for zoom, which is what has to happen every frame;
- * everything else is redrawn when the server's state changes.
+ * harness (pixi.js from node_modules). `updateOverlay` only re-texts what
+ * the clock moves — the Dying countdown and its ring, the other countdowns
+ * (a poison's next dose, rest, recovery…), the falling Rattle (MET-14) —
+ * and re-scales for zoom, touching a PIXI text only when the text shown
+ * changes (each text is a canvas texture); everything else is redrawn only
+ * when the server's state changes that character (manager.js).
  *
  * Geometry: the countdown, badges and dice sit in a stack above the token,
  * the counters and the Rattle meter in a column to its left; only the dying
@@ -17,7 +20,7 @@
 import { formatCountdown } from "../core/clock.js";
 import { uiScale, ringThickness, FONT_PX } from "./layout.js";
 import { POOLS } from "./model.js";
-import { badgeShortKey, counterShortKey, poolShortKey } from "../core/display.js";
+import { badgeShortKey, counterShortKey, countdownShortKey, poolShortKey, rattleNow } from "../core/display.js";
 
 const GAP = 3; // screen px between rows
 const DIE = 22; // screen px, side of a die
@@ -164,12 +167,34 @@ function flowRows(container, items, { maxWidth, centre, bottom, gap = GAP }) {
 
 function countdownLabel(dying, now, t) {
   if (dying.departed) return t("VIGIL.Overlay.Departed") ?? "Departed";
-  const remaining = Math.max(0, dying.until - now);
-  return formatCountdown(remaining, {
-    day: () => t("VIGIL.Overlay.DaysOne", { n: 1 }) ?? "1 day",
-    days: (n) => t("VIGIL.Overlay.Days", { n }) ?? `${n} days`,
-  });
+  return formatCountdown(Math.max(0, dying.until - now), dayWords(t));
 }
+
+const dayWords = (t) => ({
+  day: () => t("VIGIL.Overlay.DaysOne", { n: 1 }) ?? "1 day",
+  days: (n) => t("VIGIL.Overlay.Days", { n }) ?? `${n} days`,
+});
+
+/** A countdown other than Dying: its short word and the time left. */
+function timerLabel(cd, now, t) {
+  return `${t(countdownShortKey(cd.kind)) ?? cd.kind} ${formatCountdown(Math.max(0, cd.until - now), dayWords(t))}`;
+}
+
+const TIMER_COLOR = 0x00897b;
+const PIP = 6;
+
+/** The Rattle meter's pips: `value` of them lit out of `max`. */
+function drawPips(g, meter, value, y) {
+  g.clear();
+  for (let i = 0; i < meter.max; i++) {
+    g.lineStyle(1, 0x000000, 0.9);
+    g.beginFill(i < value ? meter.color : 0x444444, i < value ? 1 : 0.6);
+    g.drawRect(i * (PIP + 2), y, PIP, PIP);
+    g.endFill();
+  }
+}
+
+const textOf = (PIXI, container) => container.children.find((c) => c instanceof PIXI.Text) ?? null;
 
 function drawRing(g, w, h, thickness, fraction, departed) {
   g.clear();
@@ -234,6 +259,16 @@ export function drawOverlay(PIXI, model, { width, height, zoom = 1, now = 0, t =
     place([countdown]);
   }
 
+  const timers = model.timers.map((cd) => {
+    const label = timerLabel(cd, now, tr);
+    const p = pill(PIXI, label, { color: TIMER_COLOR, marker: "circle" });
+    p.name = `vigil-timer-${cd.kind}`;
+    p.itemWidth = p.pillWidth;
+    p.itemHeight = p.pillHeight;
+    return { pill: p, cd, label };
+  });
+  place(timers.map((x) => x.pill));
+
   const badges = model.badges.filter((b) => !(model.dying && (b.code === "dying" || b.code === "departed")));
   place(badges.map((b) => {
     const p = pill(PIXI, tr(badgeShortKey(b.code)) ?? b.letter, { color: b.color, marker: b.shape });
@@ -279,24 +314,22 @@ export function drawOverlay(PIXI, model, { width, height, zoom = 1, now = 0, t =
     p.name = `vigil-counter-${c.key}`;
     rows.push(p);
   }
+  let rattle = null;
   if (model.rattle) {
     const m = model.rattle;
+    const value = rattleNow(m, now);
     const c = new PIXI.Container();
     c.name = "vigil-rattle";
-    const p = pill(PIXI, `${tr(counterShortKey("rattle")) ?? m.letter} ${m.value}`, { color: m.color, marker: "triangle" });
+    const word = tr(counterShortKey("rattle")) ?? m.letter;
+    const p = pill(PIXI, `${word} ${value}`, { color: m.color, marker: "triangle" });
     c.addChild(p);
     const pips = new PIXI.Graphics();
-    const pip = 6;
-    for (let i = 0; i < m.max; i++) {
-      pips.lineStyle(1, 0x000000, 0.9);
-      pips.beginFill(i < m.value ? m.color : 0x444444, i < m.value ? 1 : 0.6);
-      pips.drawRect(i * (pip + 2), p.pillHeight + 2, pip, pip);
-      pips.endFill();
-    }
+    drawPips(pips, m, value, p.pillHeight + 2);
     c.addChild(pips);
-    c.pillWidth = Math.max(p.pillWidth, m.max * (pip + 2));
-    c.pillHeight = p.pillHeight + pip + 4;
+    c.pillWidth = Math.max(p.pillWidth, m.max * (PIP + 2));
+    c.pillHeight = p.pillHeight + PIP + 4;
     rows.push(c);
+    rattle = { meter: m, value, word, text: textOf(PIXI, p), pips, y: p.pillHeight + 2 };
   }
   for (const r of rows) {
     r.position.set(-GAP - r.pillWidth, y);
@@ -306,7 +339,8 @@ export function drawOverlay(PIXI, model, { width, height, zoom = 1, now = 0, t =
   left.scale.set(u);
   root.addChild(left);
 
-  root.vigil = { model, width, height, zoom, ring, ringFraction: model.dying?.fraction ?? 0, countdown, above, left, label: countdown ? countdownLabel(model.dying, now, tr) : null, t: tr };
+  for (const x of timers) x.text = textOf(PIXI, x.pill);
+  root.vigil = { model, width, height, zoom, ring, ringFraction: model.dying?.fraction ?? 0, countdown, timers, rattle, above, left, label: countdown ? countdownLabel(model.dying, now, tr) : null, t: tr };
   return root;
 }
 
@@ -341,11 +375,31 @@ export function updateOverlay(PIXI, root, { zoom, now }) {
       changed = true;
     }
   }
+  if (now === undefined) return changed;
+  for (const x of v.timers ?? []) {
+    const label = timerLabel(x.cd, now, v.t);
+    if (label === x.label) continue;
+    if (x.text) x.text.text = label;
+    x.label = label;
+    changed = true;
+  }
+  const r = v.rattle;
+  if (r && r.meter.zeroAt !== null) {
+    const value = rattleNow(r.meter, now);
+    if (value !== r.value) {
+      if (r.text) r.text.text = `${r.word} ${value}`;
+      drawPips(r.pips, r.meter, value, r.y);
+      r.value = value;
+      changed = true;
+    }
+  }
   return changed;
 }
 
-/** Whether this overlay needs per-frame updates (a running countdown). */
+/** Whether this overlay needs per-frame updates: a running Dying
+ * countdown, another countdown, or a falling Rattle. */
 export function isAnimated(root) {
-  const d = root?.vigil?.model?.dying;
-  return Boolean(d && !d.departed);
+  const v = root?.vigil;
+  const d = v?.model?.dying;
+  return Boolean((d && !d.departed) || v?.model?.timers?.length || (v?.rattle && v.rattle.meter.zeroAt !== null && v.rattle.value > 0));
 }

@@ -1,16 +1,20 @@
 /**
  * Keeps an overlay on every linked token of the viewed scene.
  *
- * Redraws a token's overlay when the server's state changes, when Foundry
- * (re)draws the token (drawToken) or resizes it (refreshToken), and when the
- * scene changes (canvasReady). Zoom (canvasPan) and the running countdowns
- * only update existing overlays, from one ticker callback throttled to 4 Hz:
- * cheap enough to leave on. The overlay is a child of the Token, so Foundry's
+ * Redraws a token's overlay when the server's state changes what it shows,
+ * when Foundry (re)draws the token (drawToken) or resizes it (refreshToken),
+ * and when the scene changes (canvasReady). A patch redraws only the
+ * overlays of the characters it touches (model.js `touchedCharacters`), and
+ * of those only the ones whose drawing changed (`modelSignature`): each PIXI
+ * text is a canvas texture, and a table has many tokens. Zoom (canvasPan)
+ * and what the clock moves (countdowns, the falling Rattle) only update
+ * existing overlays in place, from one ticker callback throttled to 4 Hz:
+ * cheap enough to leave on, and no message per second from the server. The overlay is a child of the Token, so Foundry's
  * own decision to show the token to this user (hidden tokens, vision) hides
  * the overlay too; refreshToken re-applies `token.isVisible` as a guard.
  */
 
-import { overlayModel, characterForToken } from "./model.js";
+import { overlayModel, characterForToken, modelSignature, touchedCharacters } from "./model.js";
 import { drawOverlay, updateOverlay, isAnimated } from "./draw.js";
 
 const TICK_MS = 250;
@@ -27,7 +31,8 @@ export class OverlayManager {
     this.getCanvas = getCanvas;
     this.enabled = enabled;
     this.t = t;
-    this.overlays = new Map(); // token id → {token, container, size}
+    this.overlays = new Map(); // token id → {token, container, size, char, sig}
+    this.draws = new Map(); // token id → how many times its overlay was drawn (the harness prints it)
     this._lastTick = 0;
     this._ticker = null;
     this._tick = () => this.tick();
@@ -43,41 +48,69 @@ export class OverlayManager {
     H.on("refreshToken", (token) => { if (!token?.isPreview) this.onRefreshToken(token); });
     H.on("destroyToken", (token) => { if (!token?.isPreview) this.removeIfOf(token); });
     H.on("canvasPan", (_canvas, position) => this.onZoom(position?.scale));
-    this.connection.addEventListener("state", () => this.refreshAll());
-    this.connection.addEventListener("status", () => this.refreshAll());
+    this.connection.addEventListener("state", (e) => this.onState(e.detail?.changes ?? null));
+    this.connection.addEventListener("status", () => this.refreshAll({ keep: true }));
   }
 
   zoom() {
     return this.getCanvas()?.stage?.scale?.x ?? 1;
   }
 
-  refreshAll() {
+  refreshAll({ keep = false } = {}) {
     const tokens = this.getCanvas()?.tokens?.placeables ?? [];
     const live = new Set();
     for (const token of tokens) {
       live.add(token.id ?? token.document?.id);
-      this.refresh(token);
+      this.refresh(token, { keep });
     }
     for (const [id, entry] of this.overlays) if (!live.has(id)) this.remove(entry.token);
     this._syncTicker();
   }
 
-  /** (Re)draw one token's overlay from the current state. */
-  refresh(token) {
+  /** A new state: redraw the overlays of the characters the patch touched
+   * (`changes` null: a snapshot, all of them), on the tokens that show them
+   * now or showed them before. */
+  onState(changes) {
+    const touched = touchedCharacters(changes);
+    if (!touched) {
+      this.refreshAll({ keep: true });
+      return;
+    }
+    if (!touched.size) return;
+    const state = this.connection.state;
+    for (const token of this.getCanvas()?.tokens?.placeables ?? []) {
+      const before = this.overlays.get(token.id ?? token.document?.id)?.char;
+      const now = characterForToken(state, token.document);
+      if (touched.has(before) || touched.has(now)) this.refresh(token, { keep: true });
+    }
+    this._syncTicker();
+  }
+
+  /**
+   * (Re)draw one token's overlay from the current state. With `keep`, an
+   * overlay that would be drawn the same (same model but for what the clock
+   * moves, same size, still on its token) is kept and updated in place.
+   */
+  refresh(token, { keep = false } = {}) {
     const id = token?.id ?? token?.document?.id;
     if (!id) return;
-    this.remove(token);
     const state = this.connection.state;
-    if (!this.enabled() || !state || token.destroyed) return;
-    const charId = characterForToken(state, token.document);
-    if (!charId) return;
+    const charId = this.enabled() && state && !token.destroyed ? characterForToken(state, token.document) : null;
     const now = this.connection.gameNow();
-    const model = overlayModel(state, charId, now);
+    const model = charId ? overlayModel(state, charId, now) : null;
+    const sig = model ? modelSignature(model) : null;
+    const old = this.overlays.get(id);
+    if (keep && model && old && old.sig === sig && old.token === token && old.size === `${token.w}x${token.h}` && !old.container.destroyed && old.container.parent === token) {
+      old.container.visible = token.isVisible !== false;
+      return;
+    }
+    this.remove(token);
     if (!model) return;
     const container = drawOverlay(this.PIXI, model, { width: token.w, height: token.h, zoom: this.zoom(), now, t: this.t });
     container.visible = token.isVisible !== false;
     token.addChild(container);
-    this.overlays.set(id, { token, container, size: `${token.w}x${token.h}` });
+    this.overlays.set(id, { token, container, size: `${token.w}x${token.h}`, char: charId, sig });
+    this.draws.set(id, (this.draws.get(id) ?? 0) + 1);
     this._syncTicker();
   }
 

@@ -34,7 +34,7 @@ export class FakeElement {
   dispatchEvent(ev) { for (const fn of this.listeners[ev.type] ?? []) fn(ev); return !ev.defaultPrevented; }
   matches(sel) {
     // tag, .classes and one [attr] or [attr="v"], in that order (a compound selector)
-    const m = /^([a-z]*)((?:\.[\w-]+)*)(?:\[([\w-]+)(?:="(.*)")?\])?$/.exec(sel);
+    const m = /^([a-z0-9]*)((?:\.[\w-]+)*)(?:\[([\w-]+)(?:="(.*)")?\])?$/.exec(sel);
     if (!m) throw new Error(`fake DOM: unsupported selector ${sel}`);
     const [, tag, classes, name, want] = m;
     if (tag && this.tagName !== tag.toUpperCase()) return false;
@@ -56,9 +56,18 @@ export class FakeElement {
     return [...found];
   }
   get text() { return [this.textContent, ...this.children.map((c) => c.text)].join(" ").trim(); }
+  /** The element's markup, as a browser serializes it (attributes and text
+   * escaped; property values such as `.value` are not markup). */
+  get outerHTML() {
+    const esc = (v) => String(v).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+    const tag = this.tagName.toLowerCase();
+    const attrs = Object.entries(this.attributes).map(([k, v]) => ` ${k}="${esc(v)}"`).join("");
+    return `<${tag}${attrs}>${esc(this.textContent)}${this.children.map((c) => c.outerHTML).join("")}</${tag}>`;
+  }
+  focus() { this.ownerDocument.activeElement = this; }
 }
 
 export class FakeDocument {
-  constructor() { this.body = new FakeElement("body", this); }
+  constructor() { this.body = new FakeElement("body", this); this.activeElement = null; }
   createElement(tag) { return new FakeElement(tag, this); }
 }

@@ -13,6 +13,20 @@
  * Token#isPreview ("a preview clone during drag", used as a guard by
  * other modules' open code, e.g. League of Foundry Developers' libWrapper
  * users and the Token Auras module's drawToken hook).
+ *
+ * [i12440]  https://github.com/foundryvtt/foundryvtt/issues/12440 — the
+ *           Token HUD opens only for a token's owners and GMs (the issue asks
+ *           for a stripped-down HUD for non-owners because there is none).
+ * [i11242]  https://github.com/foundryvtt/foundryvtt/issues/11242 and #11678
+ *           — `Users#activeGM` returns a full Gamemaster when one is active,
+ *           an Assistant only when none is; an Assistant may not modify
+ *           world settings unless granted SETTINGS_MODIFY.
+ * [appv2]   https://foundryvtt.com/api/interfaces/foundry.applications.types.ApplicationWindowRenderOptions.html
+ *           — the frame's title is drawn when the frame is created; a later
+ *           render changes it only when asked: `render({window: {title}})`.
+ * [socketlib] farling42/foundryvtt-socketlib src/socketlib.js
+ *           `_onSocketReceived(message, senderId)`: a module socket handler
+ *           is called with the data and the sender's user id.
  */
 
 import { Container } from "./pixi.mjs";
@@ -39,9 +53,10 @@ export class FakeSettings {
     if (!this.specs.has(`${module}.${key}`)) throw new Error(`setting ${module}.${key} is not registered`);
     return this.values.get(`${module}.${key}`);
   }
-  /** A world setting may only be changed by a GM (world.mjs [api-settings]). */
+  /** A world setting may only be changed by a full Gamemaster by default, not
+   * by an Assistant ([i11242]; world.mjs [api-settings]). */
   async set(module, key, value) {
-    if (this.specs.get(`${module}.${key}`)?.scope === "world" && this.user && !this.user.isGM) throw new Error("only a GM may modify world settings");
+    if (this.specs.get(`${module}.${key}`)?.scope === "world" && this.user && !(this.user.isGM && !this.user.assistant)) throw new Error("only a GM may modify world settings");
     this.values.set(`${module}.${key}`, value);
     this.specs.get(`${module}.${key}`)?.onChange?.(value);
     return value;
@@ -49,8 +64,9 @@ export class FakeSettings {
 }
 
 export class FakeUser {
-  constructor({ id, name, isGM = false, active = true }) {
-    Object.assign(this, { id, name, isGM, active, flags: {} });
+  /** `assistant`: the Assistant GM role, for which `isGM` is true too [i11242]. */
+  constructor({ id, name, isGM = false, active = true, assistant = false }) {
+    Object.assign(this, { id, name, isGM: isGM || assistant, assistant, active, flags: {} });
     this.queries = [];
   }
   getFlag(scope, key) { return this.flags[scope]?.[key]; }
@@ -58,7 +74,8 @@ export class FakeUser {
 }
 
 /** A fake socket hub: emit reaches every OTHER client's handlers, as
- * Foundry's module socket does (the sender does not hear itself). */
+ * Foundry's module socket does (the sender does not hear itself), with the
+ * sender's user id as second argument [socketlib]. */
 export class SocketHub {
   constructor() { this.clients = []; this.log = []; }
   socketFor(owner) {
@@ -67,7 +84,7 @@ export class SocketHub {
       on: (event, fn) => { sock.handlers.set(event, [...(sock.handlers.get(event) ?? []), fn]); },
       emit: (event, data) => {
         this.log.push({ from: owner, event, data: structuredClone(data) });
-        for (const other of this.clients) if (other !== sock) for (const fn of other.handlers.get(event) ?? []) fn(structuredClone(data));
+        for (const other of this.clients) if (other !== sock) for (const fn of other.handlers.get(event) ?? []) fn(structuredClone(data), owner);
       },
     };
     this.clients.push(sock);
@@ -121,7 +138,10 @@ export function dragPreview(token) {
  * _renderHTML and inserts with _replaceHTML, `rendered` is true once shown,
  * close() hides it. Documented at
  * https://foundryvtt.com/api/classes/foundry.applications.api.ApplicationV2.html
- * (v12 and v13). `FakeApplicationV2.shown` counts windows in the page.
+ * (v12 and v13). It has a frame: its title is read from `this.title` when
+ * the frame is first drawn, and changes afterwards only when a render asks
+ * for it with `{window: {title}}` [appv2]. `FakeApplicationV2.shown` counts
+ * windows in the page.
  */
 export class FakeApplicationV2 {
   static shown = new Set();
@@ -129,20 +149,43 @@ export class FakeApplicationV2 {
     this.options = { ...this.constructor.DEFAULT_OPTIONS, ...options };
     this.rendered = false;
     this.content = null;
+    this.frame = null;
     this.renders = 0;
   }
   get id() { return this.options.id; }
+  get title() { return this.options.window?.title ?? ""; }
   async render(options = {}) {
     if (!this.rendered && !options.force) return this;
     const result = await this._renderHTML({}, options);
-    this.content ??= { replaceChildren: (...nodes) => { this.content.children = nodes; }, children: [], querySelectorAll: () => [] };
+    if (!this.frame) this.frame = { title: this.title };
+    else if (typeof options.window?.title === "string") this.frame.title = options.window.title;
+    this.content ??= {
+      children: [],
+      listeners: {},
+      replaceChildren: (...nodes) => { this.content.children = nodes; for (const n of nodes) n.parentNode = this.content; },
+      addEventListener: (type, fn) => { (this.content.listeners[type] ??= []).push(fn); },
+      dispatchEvent: (ev) => { for (const fn of this.content.listeners[ev.type] ?? []) fn(ev); return true; },
+      querySelectorAll: () => [],
+    };
     this._replaceHTML(result, this.content, options);
     this.rendered = true;
     this.renders += 1;
     FakeApplicationV2.shown.add(this);
     return this;
   }
-  async close() { this.rendered = false; FakeApplicationV2.shown.delete(this); return this; }
+  async close() { this.rendered = false; this.frame = null; FakeApplicationV2.shown.delete(this); return this; }
+}
+
+/**
+ * Right-click on a token: Foundry opens the Token HUD, and so fires
+ * `renderTokenHUD`, only for the token's owners and GMs [i12440]. Returns
+ * whether the HUD opened.
+ */
+export function openTokenHUD(env, tokenDoc, html) {
+  const user = env.game.user;
+  if (!user.isGM && !tokenDoc.testUserPermission?.(user, "OWNER")) return false;
+  env.Hooks.callAll("renderTokenHUD", { object: { document: tokenDoc } }, html, {});
+  return true;
 }
 
 export function fakeCanvas(tokens = [], zoom = 1) {
@@ -154,13 +197,15 @@ export function fakeCanvas(tokens = [], zoom = 1) {
   };
 }
 
-/** Build a game for one user among `users`; `activeGM` is who Foundry elects. */
+/** Build a game for one user among `users`; `activeGM` is who Foundry
+ * elects: by default an active full Gamemaster before an Assistant [i11242]. */
 export function fakeGame({ user, users, activeGM, lang, socket, actors = [], worldTime = 0 }) {
   // Each browser has its own User objects (as in Foundry); flags are shared,
   // standing in for the server syncing documents between browsers.
   const own = new Map(users.map((u) => [u.id, Object.assign(Object.create(Object.getPrototypeOf(u)), u)]));
   users = [...own.values()];
   user = own.get(user.id);
+  if (activeGM === undefined) activeGM = users.find((u) => u.isGM && !u.assistant && u.active) ?? users.find((u) => u.isGM && u.active) ?? null;
   activeGM = activeGM ? own.get(activeGM.id) : null;
   const usersColl = {
     contents: users,

@@ -2,8 +2,8 @@
  * A fake Foundry world with several browsers, for what crosses between them:
  * User flags, settings, the module socket and v13 queries. Each behaviour
  * names the public source it follows; nothing here does what Foundry does
- * not (no sender on a query or socket message, no synchronous world
- * settings, no flag written by someone who may not).
+ * not (no sender on a query, no synchronous world settings, no flag
+ * written by someone who may not, no world setting written by an Assistant).
  *
  * Sources (public; never Foundry's own code or packages derived from it):
  * [wiki-sockets]  https://foundryvtt.wiki/en/development/api/sockets
@@ -21,6 +21,17 @@
  *                 (SubtleCrypto: secure contexts only; getRandomValues everywhere)
  * [mdn-storage]   https://developer.mozilla.org/en-US/docs/Web/API/Window/localStorage
  *                 (per origin)
+ * [socketlib]     farling42/foundryvtt-socketlib src/socketlib.js: the module
+ *                 socket handler is `_onSocketReceived(message, senderId)`,
+ *                 the sender's user id set by Foundry's server; socketlib
+ *                 drops a response whose senderId is not the recipient.
+ * [i11242]        https://github.com/foundryvtt/foundryvtt/issues/11242,
+ *                 #11678: activeGM is a full Gamemaster when one is active,
+ *                 an Assistant only when none is; an Assistant may not modify
+ *                 world settings unless given SETTINGS_MODIFY.
+ * [i9425]         https://github.com/foundryvtt/foundryvtt/issues/9425, #14728
+ *                 (and socketlib#3): one user may be logged in from two
+ *                 browsers or tabs at once; each is a client of its own.
  */
 
 import { FakeHooks, FakeNotifications, fakeI18n } from "./foundry.mjs";
@@ -38,6 +49,7 @@ class WorldUser {
     this.id = source.id;
     this.name = source.name;
     this.isGM = source.isGM; // true for Assistant and Game Master roles [kb-users]
+    this.assistant = source.assistant; // the Assistant GM role [i11242]
     this.flags = structuredClone(source.flags);
   }
 
@@ -62,6 +74,8 @@ class WorldUser {
     const asker = this._browser;
     if (!asker.game.user.isGM && !this._world.playersMayQuery) throw new Error("You do not have permission QUERY_USER");
     await roundTrip();
+    // A user logged in twice [i9425]: which session Foundry's server picks
+    // is not documented; here the first (the module must not depend on it).
     const target = this._world.browsers.find((b) => b.game.user.id === this.id);
     const handler = target?.CONFIG.queries[name];
     if (!handler) throw new Error(`no query handler ${name} for user ${this.id}`);
@@ -105,9 +119,11 @@ class WorldSettings {
       spec.onChange?.(structuredClone(value));
       return value;
     }
-    // World settings: only a GM may change them; the value changes on every
-    // client (onChange on every client) once the server broadcast it.
-    if (!this._browser.game.user.isGM) throw new Error("only a GM may modify world settings");
+    // World settings: only a full GM may change them (an Assistant only when
+    // granted SETTINGS_MODIFY [i11242]); the value changes on every client
+    // (onChange on every client) once the server broadcast it.
+    const user = this._browser.game.user;
+    if (!user.isGM || (user.assistant && !this._world.assistantsMayModifySettings)) throw new Error("only a GM may modify world settings");
     await roundTrip();
     this._world.worldDB.set(id, structuredClone(value));
     for (const b of this._world.browsers) {
@@ -122,12 +138,13 @@ export class FakeWorld {
   /**
    * @param {{id?: string, users: {id: string, name: string, isGM?: boolean}[], lang: object, actors?: object[], playersMayQuery?: boolean}} opts
    */
-  constructor({ id = "test-world", users, lang, actors = [], playersMayQuery = true }) {
+  constructor({ id = "test-world", users, lang, actors = [], playersMayQuery = true, assistantsMayModifySettings = false }) {
     this.id = id;
     this.lang = lang;
     this.actors = actors;
     this.playersMayQuery = playersMayQuery; // QUERY_USER given to players [i11235]
-    this.sources = new Map(users.map((u) => [u.id, { id: u.id, name: u.name, isGM: Boolean(u.isGM), flags: {} }]));
+    this.assistantsMayModifySettings = assistantsMayModifySettings; // SETTINGS_MODIFY [i11242]
+    this.sources = new Map(users.map((u) => [u.id, { id: u.id, name: u.name, isGM: Boolean(u.isGM || u.assistant), assistant: Boolean(u.assistant), flags: {} }]));
     this.browsers = [];
     this.origins = new Map();
     this.socketLog = [];
@@ -142,10 +159,19 @@ export class FakeWorld {
   isActive(userId) { return this.browsers.some((b) => b.game.user.id === userId); }
 
   /** game.users.activeGM: an active GM, the same one on every client
-   * [api-user "activeGM"]; here the first GM logged in. */
+   * [api-user "activeGM"], a full Gamemaster before an Assistant [i11242];
+   * among equals here the first logged in (not documented; the module does
+   * not depend on it). Foundry elects a USER: with that user logged in
+   * twice [i9425], both sessions see themselves as the active GM. */
   activeGM(browser) {
-    const first = this.browsers.find((b) => b.game.user.isGM);
-    return first ? browser.game.users.get(first.game.user.id) : null;
+    const gms = this.browsers.map((b) => b.game.user).filter((u) => u.isGM);
+    const first = gms.find((u) => !u.assistant) ?? gms[0];
+    return first ? browser.game.users.get(first.id) : null;
+  }
+
+  /** A browser closes (the tab, or the user logs out). */
+  leave(browser) {
+    this.browsers = this.browsers.filter((b) => b !== browser);
   }
 
   async updateUser(fromBrowser, userId, changed) {
@@ -187,13 +213,14 @@ export class FakeWorld {
       modules: new Map([["vigil", {}]]),
       time: { worldTime: 0 },
       // Module socket: reaches every OTHER connected client, not the
-      // sender, and carries no sender [wiki-sockets].
+      // sender [wiki-sockets]; the handler gets the sender's user id
+      // [socketlib] (another session of the same user hears it too [i9425]).
       socket: {
         on: (event, fn) => socketHandlers.set(event, [...(socketHandlers.get(event) ?? []), fn]),
         emit: (event, data) => {
           this.socketLog.push({ from: userId, event, data: structuredClone(data) });
           setTimeout(() => {
-            for (const other of this.browsers) if (other !== b) for (const fn of other.socketHandlers.get(event) ?? []) fn(structuredClone(data));
+            for (const other of this.browsers) if (other !== b) for (const fn of other.socketHandlers.get(event) ?? []) fn(structuredClone(data), userId);
           }, 1);
         },
       },

@@ -83,11 +83,13 @@ def route(hub: Hub, connection: ServerConnection, request: Request) -> Response 
             )
         body = json.dumps(health)
         return _status(200 if ok else 503, body, "application/json")
-    # The module's manifest and zip are made for this server (foundry_package).
-    if path == foundry_package.MANIFEST_PATH:
-        return _body(foundry_package.manifest_bytes(hub.config.base_url), "application/json")
-    if path == foundry_package.ZIP_PATH:
-        return _body(foundry_package.zip_bytes(hub.config.base_url), "application/zip")
+    # The module's manifest and zip are made for this server (foundry_package),
+    # reachable from where Foundry's server asked.
+    if path in (foundry_package.MANIFEST_PATH, foundry_package.ZIP_PATH):
+        base = foundry_package.package_base(hub.config.base_url, request.headers.get("Host"))
+        if path == foundry_package.MANIFEST_PATH:
+            return _body(foundry_package.manifest_bytes(base), "application/json")
+        return _body(foundry_package.zip_bytes(base), "application/zip")
     if path in PAGES:
         page = resources.lookup(resources.WEB, PAGES[path])
         return _file(page) if page else _status(404, "page not built")

@@ -10,7 +10,7 @@
  */
 
 import { formatCountdown } from "/client/core/clock.js";
-import { HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, nextRandom, poolKey, readDie } from "/client/core/display.js";
+import { HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, countdownsOf, poolKey, rattleAt, readDie } from "/client/core/display.js";
 import { h, t } from "./common.js";
 
 // The display model (letters, shapes, tones, die readings) is the client
@@ -28,14 +28,10 @@ export function badge(name) {
   );
 }
 
-/**
- * Every countdown to draw for a character: the server's (dying, busy, a
- * poison's end) and the next timed effects whose outcome is random (core
- * display.js `nextRandom`: "Next dose of Adder venom in 04:32").
- */
-export function countdownsOf(system, ch) {
-  return [...(ch.countdowns ?? []), ...nextRandom(system, ch).map((c) => ({ ...c, random: true }))];
-}
+// Every countdown to draw for a character, and the rattle at a moment
+// (MET-14), are the client library's (core/display.js), shared with the
+// Foundry overlays.
+export { countdownsOf, rattleAt };
 
 /** A countdown element; `tick` fills in its time from the clock anchor. */
 export function countdown(cd) {
@@ -81,21 +77,13 @@ function stat(label, value, extra = {}) {
   );
 }
 
-/**
- * MET-14: rattle wears off 1 per game second out of combat, so the value at
- * any moment follows from the server's anchor `rattle_zero_at` (null in
- * combat or at 0): ceil(zero_at − now). `tick` redraws it from the clock,
- * the way the dying countdown runs, with no message from the server.
- */
+/** MET-14: the rattle falls with the clock from the server's anchor
+ * `rattle_zero_at` (core/display.js `rattleAt`); `tick` redraws it, the
+ * way the dying countdown runs, with no message from the server. */
 function rattleStat(d, s) {
   const el = stat("Rattle", String(d.rattle ?? s.rattle), { key: "rattle" });
   if (d.rattle_zero_at !== null && d.rattle_zero_at !== undefined) el.dataset.zeroAt = String(d.rattle_zero_at);
   return el;
-}
-
-/** The rattle a `rattleStat` shows at game time `now`. */
-export function rattleAt(zeroAt, now) {
-  return Math.max(0, Math.ceil(zeroAt - now));
 }
 
 function boxes(label, checked, total, key) {
