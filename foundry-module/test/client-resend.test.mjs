@@ -164,3 +164,33 @@ test("a command already 30 s old when the connection drops is rejected at once; 
   assert.equal(young.state, "rejected");
   assert.equal(young.value.code, "disconnected");
 });
+
+for (const code of ["bus_unavailable", "store_unavailable", "table_unavailable"]) {
+  test(`${code} (nothing done for now): sent again with the same id, then answered`, async (t) => {
+    const c = connected(t);
+    const socket = FakeSocket.last;
+    const done = outcome(c.send({ type: "mettle.pain", char: "brannoc", amount: 1 }));
+    const [cmd] = socket.commands();
+    socket.receive({ type: "error", id: cmd.id, code, message: "nothing was done", params: {} });
+    await settled();
+    assert.equal(done.state, "pending", code);
+    t.mock.timers.tick(250);
+    assert.deepEqual(socket.commands().at(-1), cmd, `${code}: the same command, the same id`);
+    socket.receive({ type: "ack", id: cmd.id, result: null, rev: 4 });
+    await settled();
+    assert.equal(done.state, "resolved", code);
+  });
+}
+
+test("a refusal that is final (forbidden) is not sent again", async (t) => {
+  const c = connected(t);
+  const socket = FakeSocket.last;
+  const done = outcome(c.send({ type: "mettle.pain", char: "brannoc", amount: 1 }));
+  const [cmd] = socket.commands();
+  socket.receive({ type: "error", id: cmd.id, code: "forbidden", message: "no", params: {} });
+  await settled();
+  t.mock.timers.tick(1000);
+  assert.equal(socket.commands().length, 1);
+  assert.equal(done.state, "rejected");
+  assert.equal(done.value.code, "forbidden");
+});

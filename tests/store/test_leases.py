@@ -12,7 +12,7 @@ from tests.store.test_contract import doc0, entry, record
 from vigil import tokens
 from vigil.store import postgres
 from vigil.store.base import Fenced
-from vigil.store.leases import Leases
+from vigil.store.leases import Lease, Leases
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def test_the_maker_owns_a_table_and_nobody_else_can_take_it(two: tuple[postgres.
     la, lb = Leases(a, "a", 30), Leases(b, "b", 30)
     a.create_table(record(), doc0())
     assert a.fences == {"t1": 1}
-    assert la.owner("t1") == "a" and lb.owner("t1") == "a"
+    assert la.owner("t1") == lb.owner("t1") == Lease("a", 1)
     assert lb.orphans(10) == []
     assert lb.take(["t1"]) == {}
     a.append([entry(1)])  # the owner commits
@@ -61,7 +61,7 @@ def test_a_lost_lease_fences_every_write_of_the_old_owner(two: tuple[postgres.Po
     expire(a, "t1")
     assert lb.orphans(10) == ["t1"]
     assert lb.take(["t1"]) == {"t1": 2}
-    assert lb.owner("t1") == "b"
+    assert lb.owner("t1") == Lease("b", 2)  # a new fence at every take
     # The old owner wakes up believing it still owns the table: nothing of
     # it is written, whichever write it tries.
     writes = [

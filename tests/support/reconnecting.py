@@ -53,8 +53,11 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from vigil.close_codes import FINAL
 
 # The errors after which the same command is sent again: nothing was applied
-# (table_unavailable, rate_limited), or nobody knows (outcome_unknown).
-AGAIN = frozenset({"outcome_unknown", "table_unavailable", "rate_limited"})
+# (table_unavailable, bus_unavailable, store_unavailable, rate_limited), or
+# nobody knows (outcome_unknown).
+AGAIN = frozenset(
+    {"outcome_unknown", "table_unavailable", "bus_unavailable", "store_unavailable", "rate_limited"}
+)
 # How often a command is sent again after such an answer at most, and the
 # pauses before it (doubling, up to the last).
 AGAIN_RESENDS = 8

@@ -9,14 +9,28 @@ import asyncio
 import pytest
 from redis import exceptions as redis_errors
 
-from vigil.net.bus import Bus
+from vigil.net.bus import Bus, NotSent
 
 pytestmark = pytest.mark.asyncio
 
 
 def new_bus() -> Bus:
-    """A bus that never connects (its Redis client is made, not used)."""
-    return Bus("redis://127.0.0.1:1/0", "n1", lambda channel, data: None)
+    """A bus that never connects (its Redis client is made, not used),
+    believed up, as after its start (a bus known down refuses requests)."""
+    bus = Bus("redis://127.0.0.1:1/0", "n1", lambda channel, data: None)
+    bus.connected = True
+    return bus
+
+
+async def test_a_bus_known_down_refuses_a_request_as_certainly_not_sent() -> None:
+    """While its subscriber connection is lost (connected is False), a
+    request is refused NotSent at once and nothing is queued: its sender
+    can tell its client that nothing was done (bus_unavailable)."""
+    bus = new_bus()
+    bus.connected = False
+    with pytest.raises(NotSent):
+        await bus.request("vigil:n:n2", b"never queued")
+    assert bus._out == []
 
 
 class FlakySubscriber:

@@ -59,7 +59,14 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * rejected, so that a click is not applied long after the person gave up.
  */
 const RESEND_WITHIN_MS = 30_000;
-/** The pause before the first resend after `outcome_unknown`, doubling each time, and how many resends. */
+/**
+ * The answers after which a command is sent again with its id: nobody knows
+ * whether it was applied (`outcome_unknown`: the server applies an id
+ * once), or it certainly was not and may be later (the table moving, the
+ * servers' bus or database out for a moment).
+ */
+const AGAIN = new Set(["outcome_unknown", "table_unavailable", "bus_unavailable", "store_unavailable"]);
+/** The pause before the first resend after such an answer, doubling each time, and how many resends. */
 const UNKNOWN_FIRST_MS = 250;
 const UNKNOWN_TRIES = 5;
 
@@ -160,7 +167,9 @@ export class VigilClient extends EventTarget {
    * If the connection drops before the answer, the command is kept and sent
    * again with the same id as soon as a new connection is welcomed (the
    * server handles frames in order, so after the snapshot or replay); on an
-   * `outcome_unknown` reply it is sent again after 250 ms, 500 ms, … (5
+   * `outcome_unknown` reply (or one saying nothing was done for now:
+   * `table_unavailable`, `bus_unavailable`, `store_unavailable`) it is sent
+   * again after 250 ms, 500 ms, … (5
    * times at most). The server applies an id once (it deduplicates by token,
    * session and message id and answers a repeat with the first ack), so a resend
    * never applies the command twice. A command not answered within 30 s of
@@ -298,7 +307,7 @@ export class VigilClient extends EventTarget {
     const err = new VigilError(msg.code, msg.params, msg.message);
     const pending = msg.id ? this._pending.get(msg.id) : undefined;
     if (pending) {
-      if (err.code === "outcome_unknown" && this._retryUnknown(pending)) return undefined;
+      if (AGAIN.has(err.code) && this._retryUnknown(pending)) return undefined;
       return this._settle(msg.id, (p) => p.reject(err));
     }
     this.lastError = err;
@@ -315,7 +324,7 @@ export class VigilClient extends EventTarget {
   }
 
   /**
-   * After `outcome_unknown`: send the command again after a pause that
+   * After `outcome_unknown` (or another answer of AGAIN): send the command again after a pause that
    * doubles each time, while tries and its 30 s remain. False when they do
    * not (the caller rejects it). A resend due while disconnected is left to
    * the next welcome.

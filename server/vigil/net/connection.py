@@ -300,12 +300,12 @@ def _join(
         characters=sorted(peer.chars),
         token_id=claims.token_id,
     )
-    hub.replace_former(host, peer)
     try:
         # The welcome only once the table has a place for it (subscribe
-        # admits); a remote connection's node hears it was taken first.
+        # admits again, nothing awaited since); a remote connection's node
+        # hears it was taken first.
+        hub.make_room(host, peer)
         if attached is not None and isinstance(peer, RemoteConn):
-            hub.admit(host, peer)
             attached(peer)
         hub.subscribe(host, peer, encoder.encode(welcome), resume)
     except Refused as exc:

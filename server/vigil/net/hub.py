@@ -414,20 +414,29 @@ class Hub:
         if sum(1 for c in spectators if c.token_id == conn.token_id) >= config.max_spectators_per_token:
             raise Refused("link_full")
 
-    def replace_former(self, host: TableHost, conn: Peer) -> None:
-        """A client that reconnects names the session it had (its hello's):
-        a connection of the table with the same token and session is one it
-        has given up — dropped by the network before keep-alive noticed, or
-        left on a node that lost it. That one leaves now, before places are
-        counted, so that a client is never kept out (``link_full``,
-        ``table_full``) by its own ghost. Closed 1013 with a reason; its
-        client is gone, or reconnects as any client told to try again."""
-        if not conn.session:
+    def make_room(self, host: TableHost, conn: Peer) -> None:
+        """Admit ``conn`` (:meth:`admit`), making room first if its own
+        former connection holds the place: a client that reconnects names
+        the session it had (its hello's), and a connection of the table with
+        the same token and session is one it has given up — dropped by the
+        network before keep-alive noticed. That one leaves (closed 1013)
+        instead of keeping its client out (``link_full``, ``table_full``)
+        until keep-alive notices; with places to spare both stay (the former
+        closes by itself)."""
+        try:
+            self.admit(host, conn)
             return
-        for former in [c for c in host.conns() if c is not conn]:
-            if former.session == conn.session and former.token_id == conn.token_id:
-                log.info("replaced", table=host.record.id, token=conn.token_id)
-                self.writer.close(host, former, CloseCode.TRY_AGAIN_LATER, "replaced by a reconnect")
+        except Refused:
+            formers = [
+                c for c in host.conns() if c is not conn and conn.session and c.session == conn.session
+            ]
+            formers = [c for c in formers if c.token_id == conn.token_id]
+            if not formers:
+                raise
+        for former in formers:
+            log.info("replaced", table=host.record.id, token=conn.token_id)
+            self.writer.close(host, former, CloseCode.TRY_AGAIN_LATER, "replaced by a reconnect")
+        self.admit(host, conn)
 
     def subscribe(self, host: TableHost, conn: Peer, welcome: bytes, resume: tuple[int, int] | None) -> None:
         """Admit ``conn`` (or refuse it, before it is welcomed), welcome it,
