@@ -26,6 +26,7 @@ from bench import workload
 from bench.lean_client import Closed, LeanConnection
 from bench.procs import ServerProc, cpu_times, self_cpu
 from vigil import jsonpatch, treepatch
+from vigil.protocol import PROTOCOL_VERSION
 
 
 class Lean(msgspec.Struct):
@@ -247,7 +248,7 @@ class Generator:
                         if attempt == 4:
                             raise
                         await asyncio.sleep(0.2 * (attempt + 1))
-                hello = {"type": "hello", "protocol": 1, "token": want.token}
+                hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "token": want.token}
                 ws.send_text(_enc.encode(hello))
                 welcome = msgspec.json.decode(await ws.recv())
                 if welcome.get("type") != "welcome":

@@ -13,6 +13,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from bench import workload
 from bench.loadgen import TableRun
 from bench.procs import ServerProc
+from vigil.protocol import PROTOCOL_VERSION
 
 _enc = msgspec.json.Encoder()
 
@@ -39,7 +40,7 @@ class Rpc:
     @classmethod
     async def open(cls, url: str, token: str) -> Rpc:
         ws = await connect(url, compression=None, max_size=2**24, ping_interval=None, open_timeout=30)
-        await ws.send(_enc.encode({"type": "hello", "protocol": 1, "token": token}), text=True)
+        await ws.send(_enc.encode({"type": "hello", "protocol": PROTOCOL_VERSION, "token": token}), text=True)
         welcome = msgspec.json.decode(await ws.recv(decode=False))
         if welcome.get("type") != "welcome":
             raise RuntimeError(f"refused: {welcome}")

@@ -49,6 +49,8 @@ stage "lint and types"
 .venv/bin/ruff check server tests bench
 .venv/bin/ruff format --check server tests bench
 .venv/bin/mypy
+# The import layers of docs/design.md "Shape" (pyproject.toml [tool.importlinter]).
+.venv/bin/lint-imports --no-cache
 if [ -f foundry-module/package.json ]; then
   (cd foundry-module && npm run --silent lint)
 fi

@@ -13,6 +13,7 @@ from vigil import event_loop
 from vigil.auth import TABLE_ROLES
 from vigil.logs import LOG_LEVELS
 from vigil.net.config import Config
+from vigil.protocol import PROTOCOL_VERSION
 from vigil.rules.games import GAMES
 from vigil.store.base import OpenError
 
@@ -179,7 +180,7 @@ async def _table_create(args: argparse.Namespace) -> int:
         lambda: _token(argparse.Namespace(data_dir=args.data_dir, store=args.store, operator=True))
     )
     async with connect(args.url) as ws:
-        await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": operator}))
+        await ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "token": operator}))
         await ws.recv()
         body: dict[str, Any] = {"type": "table.create", "system": args.system, "name": args.name}
         if args.id:

@@ -20,6 +20,7 @@ from tests.support.client import Client
 from tests.support.cluster import VigilCluster
 
 from vigil.net import bus, cluster_wire
+from vigil.protocol import PROTOCOL_VERSION
 
 pytestmark = pytest.mark.asyncio
 
@@ -51,7 +52,13 @@ async def fake_owner(redis_url: str, table: str, seen: list[str]) -> None:
             m = cluster_wire.decoder.decode(message["data"])
             seen.append(type(m).__name__)
             if isinstance(m, cluster_wire.Attach):
-                welcome = {"type": "welcome", "protocol": 1, "server": "ghost", "role": "gm", "table": table}
+                welcome = {
+                    "type": "welcome",
+                    "protocol": PROTOCOL_VERSION,
+                    "server": "ghost",
+                    "role": "gm",
+                    "table": table,
+                }
                 view = {"characters": {}}
                 snapshot = {"type": "snapshot", "table": table, "epoch": 1, "rev": 0, "state": view}
                 messages = [json.dumps(welcome).encode(), json.dumps(snapshot).encode()]

@@ -21,6 +21,7 @@ from websockets.protocol import State
 from vigil import tokens
 from vigil.net import bus
 from vigil.net import cluster_wire as wire
+from vigil.net.app import make_hub
 from vigil.net.cluster import Cluster, Mirror
 from vigil.net.config import Config
 from vigil.net.host import Conn, RemoteConn, TableHost
@@ -106,10 +107,10 @@ async def node(postgres_url: str, redis_url: str) -> AsyncIterator[Node]:
         store=postgres_url, bus=redis_url, node_id="n1", lease_seconds=LEASE, beacon_seconds=LEASE, demo=False
     )
     store = PostgresStore(postgres_url)
-    hub = Hub(config, store)
+    hub = make_hub(config, store)
     try:
         await hub.start()
-        assert hub.cluster is not None
+        assert isinstance(hub.cluster, Cluster)
         host = await hub.create_table("mettle", "Friday", {}, "t1")
         token, _record = await hub.mint(host, "gm", [], "gm", None)
         yield Node(hub=hub, cluster=hub.cluster, host=host, gm_token=token)

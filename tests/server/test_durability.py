@@ -16,6 +16,8 @@ from tests.support.client import WAIT, Client
 from tests.support.server import ServerProcess
 from websockets.asyncio.client import connect
 
+from vigil.protocol import PROTOCOL_VERSION
+
 # Kills per store: PostgreSQL's run checks the same path through another
 # commit (a thread, a network round trip) in fewer rounds.
 KILLS = {"sqlite": 20, "postgresql": 10}
@@ -34,7 +36,7 @@ async def _stream(
     deadline = time.monotonic() + stop_after + 10
     try:
         async with connect(url) as ws:
-            await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token}))
+            await ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "token": token}))
             await ws.recv()
             await ws.recv()
             in_flight = 0

@@ -22,7 +22,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from vigil.close_codes import CloseCode
 from vigil.net.app import shutdown, start
-from vigil.protocol import ALL_COMMANDS, client_decoder
+from vigil.protocol import ALL_COMMANDS, PROTOCOL_VERSION, client_decoder
 
 
 class ThreadServer:
@@ -47,7 +47,7 @@ class ThreadServer:
 
 def _hello(url: str, token: str) -> ClientConnection:
     ws = connect(url, max_size=2**22)
-    ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token}))
+    ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "token": token}))
     assert json.loads(ws.recv(WAIT))["type"] == "welcome"
     return ws
 
@@ -212,7 +212,7 @@ def test_fuzzed_hello_tokens_are_refused_with_a_final_close(fuzz_target: dict[st
     inside the server (1011, which a client retries for ever)."""
     ws = connect(fuzz_target["url"])
     try:
-        ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token}))
+        ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "token": token}))
         reply = json.loads(ws.recv(WAIT))
         # An empty token is no hello the schema reads (bad_message, naming
         # the field); every other one is a token that is not valid.

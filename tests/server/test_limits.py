@@ -16,6 +16,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from vigil.net.app import shutdown, start
+from vigil.protocol import PROTOCOL_VERSION
 
 
 async def _server(tmp_path: pathlib.Path, **overrides: object) -> Running:
@@ -211,10 +212,14 @@ async def test_origin_allowlist(tmp_path: pathlib.Path) -> None:
             await connect(run.url, origin="https://evil.example")  # type: ignore[arg-type]
         assert refused.value.response.status_code == 403
         async with connect(run.url, origin="https://foundry.example") as ws:  # type: ignore[arg-type]
-            await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": run.hub.operator_token()}))
+            await ws.send(
+                json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "token": run.hub.operator_token()})
+            )
             assert json.loads(await ws.recv())["type"] == "welcome"
         async with connect(run.url) as ws:  # no Origin: not a browser
-            await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": run.hub.operator_token()}))
+            await ws.send(
+                json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "token": run.hub.operator_token()})
+            )
             assert json.loads(await ws.recv())["type"] == "welcome"
     finally:
         await _close(run)

@@ -11,6 +11,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from vigil import treepatch
+from vigil.protocol import PROTOCOL_VERSION
 
 _ids = itertools.count(1)
 # How long a wait may take before it counts as a failure: generous, since a
@@ -53,7 +54,12 @@ class Client:
         client = cls(ws)
         if prior is not None:
             client.state, client.epoch, client.rev = prior.state, prior.epoch, prior.rev
-        hello: dict[str, Any] = {"type": "hello", "protocol": 1, "token": token, "resume": resume}
+        hello: dict[str, Any] = {
+            "type": "hello",
+            "protocol": PROTOCOL_VERSION,
+            "token": token,
+            "resume": resume,
+        }
         if session is not None:
             hello["session"] = session
         await ws.send(json.dumps(hello))

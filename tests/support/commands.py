@@ -9,6 +9,8 @@ from typing import Any
 import websockets
 from tests.support.server import ServerProcess
 
+from vigil.protocol import PROTOCOL_VERSION
+
 
 async def ws_commands(
     server: ServerProcess, token: str, bodies: list[dict[str, Any]], table: str | None = None
@@ -16,7 +18,9 @@ async def ws_commands(
     """Send ``bodies`` in order on one connection; the reply to each."""
     replies = []
     async with websockets.connect(server.ws_url) as ws:
-        await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token, "client": "test"}))
+        await ws.send(
+            json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "token": token, "client": "test"})
+        )
         for n, body in enumerate(bodies):
             msg: dict[str, Any] = {"type": "cmd", "id": f"t{n}", "body": body}
             if table:

@@ -30,7 +30,8 @@ import { applyChanges } from "./patch.js";
 import { gameTimeAt } from "./clock.js";
 import { CATALOGUE } from "./catalogue.js";
 
-export const PROTOCOL_VERSION = 1;
+/** The protocol this client speaks: the server's, from the catalogue generated from it. */
+export const PROTOCOL_VERSION = CATALOGUE.protocol;
 
 /**
  * Close codes after which reconnecting cannot help (docs/design.md "Security"),

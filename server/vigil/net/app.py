@@ -26,7 +26,7 @@ from vigil.net.http import metrics_route, route
 from vigil.net.hub import Hub
 from vigil.net.writer import Edit
 from vigil.rules.game import Actor, Ctx
-from vigil.store import open_store
+from vigil.store import Store, open_store
 from vigil.table import Table
 from vigil.table_commands import CharacterCreate
 
@@ -44,7 +44,7 @@ async def start(config: Config) -> tuple[Hub, Server]:
     listening, so that a client never finds it half made), then listen."""
     config.check()
     store = open_store(config.store, config.db_path, config.durability)
-    hub = Hub(config, store)
+    hub = make_hub(config, store)
     await hub.start()
     if config.demo and not hub.hosts and (hub.cluster is None or not await asyncio.to_thread(store.tables)):
         # Only into an empty store: a node of a cluster may hold none of the
@@ -72,6 +72,25 @@ async def start(config: Config) -> tuple[Hub, Server]:
     if config.port == 0:
         config.port = server.sockets[0].getsockname()[1]
     return hub, server
+
+
+def make_hub(config: Config, store: Store) -> Hub:
+    """The hub, and for a node of a cluster (``config.bus``) its part in it,
+    wired once here: the cluster sits above the hub (it reaches tables,
+    connections and the writer through it), and the hub and the fan-out
+    reach it only through their interfaces (Placement, Relay). Its module
+    is imported only for a cluster: Redis's client is an optional
+    dependency, as PostgreSQL's driver is (vigil.store.open_store)."""
+    hub = Hub(config, store)
+    if config.bus:
+        from vigil.net.cluster import Cluster
+        from vigil.store.postgres import PostgresStore
+
+        if not isinstance(store, PostgresStore):
+            raise ValueError("a cluster's nodes share a PostgreSQL store")
+        hub.cluster = cluster = Cluster(hub, store)
+        hub.fanout.relay = cluster
+    return hub
 
 
 async def listen_metrics(hub: Hub) -> None:

@@ -41,7 +41,7 @@ import itertools
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 import structlog
@@ -50,19 +50,17 @@ from vigil import auth
 from vigil.close_codes import CloseCode
 from vigil.net import bus as busmod
 from vigil.net import cluster_wire as wire
-from vigil.net import metrics
+from vigil.net import connection, metrics
 from vigil.net.errors import error_message
 from vigil.net.fanout import Reply
 from vigil.net.host import Conn, RemoteConn, Rendered, TableHost
+from vigil.net.hub import Hub
 from vigil.net.tasks import Tasks
 from vigil.net.writer import end
 from vigil.protocol import Hello
 from vigil.store.base import Unavailable
 from vigil.store.leases import Lease, Leases
-
-if TYPE_CHECKING:
-    from vigil.net.hub import Hub
-    from vigil.store.postgres import PostgresStore
+from vigil.store.postgres import PostgresStore
 
 log = structlog.get_logger("vigil")
 
@@ -214,6 +212,17 @@ class Cluster:
                 for table_id in taken:
                     await self._adopt(table_id)
 
+    def forget(self, table_id: str) -> None:
+        self.leases.forget(table_id)
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "node": self.node,
+            "bus": self.bus.location,
+            "bus_connected": self.bus.connected,
+            "remote_connections": self.count(),
+        }
+
     def holding(self) -> bool:
         """Whether this node's leases are surely still its own: its last
         renewal began less than a lease ago (by this node's clock, which
@@ -307,8 +316,6 @@ class Cluster:
 
     async def _let_in(self, m: wire.Attach) -> tuple[TableHost, RemoteConn] | None:
         """Take the connection ``m`` names among its table's (None: refused)."""
-        from vigil.net import connection
-
         host = self.hub.hosts.get(m.t)
         if host is None:
             try:
@@ -366,8 +373,6 @@ class Cluster:
             self.hub.leave(host, peer)
 
     async def _forward(self, m: wire.Forward) -> None:
-        from vigil.net import connection
-
         host = self.hub.hosts.get(m.t)
         peer: RemoteConn | None
         if m.operator is not None:

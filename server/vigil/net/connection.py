@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed
 
 from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
-from vigil.net import commands, metrics
+from vigil.net import commands, metrics, rate
 from vigil.net.errors import Refused, error_message
 from vigil.net.fanout import Reply
 from vigil.net.host import Conn, Peer, RemoteConn, TableHost
@@ -51,7 +51,7 @@ UNREADABLE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
 async def handle(hub: Hub, ws: ServerConnection) -> None:
-    conn = Conn(ws=ws, tokens=float(hub.config.rate_burst), refilled=time.monotonic())
+    conn = Conn(ws=ws, bucket=rate.full(hub.config.rate_burst, time.monotonic()))
     expiry: asyncio.TimerHandle | None = None
     connected = None
     try:
@@ -88,7 +88,10 @@ async def _serve(hub: Hub, conn: Conn) -> None:
     cancelled = False
     try:
         async for frame in conn.ws:
-            if not _take_token(hub, conn):
+            passed, conn.bucket = rate.take(
+                conn.bucket, time.monotonic(), hub.config.rate_per_s, hub.config.rate_burst
+            )
+            if not passed:
                 await _answer(conn, error_message("rate_limited", {}, _peek_id(frame)))
                 continue
             decoded = _decode(frame)
@@ -160,19 +163,6 @@ async def _respond(hub: Hub, peer: Peer, data: bytes, msg_id: str) -> None:
         await _answer(peer, data)
     else:
         hub.fanout.answer(Reply(peer, msg_id, data))
-
-
-def _take_token(hub: Hub, conn: Conn) -> bool:
-    """Token bucket: ``rate_per_s`` sustained, ``rate_burst`` at once."""
-    now = time.monotonic()
-    conn.tokens = min(
-        float(hub.config.rate_burst), conn.tokens + (now - conn.refilled) * hub.config.rate_per_s
-    )
-    conn.refilled = now
-    if conn.tokens < 1:
-        return False
-    conn.tokens -= 1
-    return True
 
 
 async def _hello(hub: Hub, conn: Conn) -> bool:

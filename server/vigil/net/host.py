@@ -18,6 +18,7 @@ from websockets.asyncio.server import ServerConnection
 
 from vigil import tokens
 from vigil.net.applied import Applied
+from vigil.net.rate import Bucket
 from vigil.net.replay import Rendered as Rendered
 from vigil.net.replay import Replay
 from vigil.rules.game import Actor
@@ -76,8 +77,8 @@ class Conn(Peer):
 
     ws: ServerConnection
     ref: int = 0
-    tokens: float = 0.0
-    refilled: float = 0.0
+    # Its rate limit (vigil.net.rate): what it may still send, as of when.
+    bucket: Bucket = field(default_factory=lambda: Bucket(0.0, 0.0))
     behind: bool = False
     behind_since: float = 0.0
 

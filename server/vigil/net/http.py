@@ -73,14 +73,7 @@ def route(hub: Hub, connection: ServerConnection, request: Request) -> Response 
         ok = not hub.closing
         health: dict[str, object] = {"ok": ok, "tables": len(hub.hosts), "loop": event_loop.current()}
         if hub.cluster is not None:
-            cluster = hub.cluster
-            health.update(
-                node=cluster.node,
-                bus=cluster.bus.location,
-                owned=len(hub.hosts),
-                bus_connected=cluster.bus.connected,
-                remote_connections=cluster.count(),
-            )
+            health.update(owned=len(hub.hosts), **hub.cluster.health())
         body = json.dumps(health)
         return _status(200 if ok else 503, body, "application/json")
     # The module's manifest and zip are made for this server (foundry_package),

@@ -34,6 +34,7 @@ from vigil.net.config import Config
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
 from vigil.net.host import Conn, Peer, TableHost
+from vigil.net.placement import Placement
 from vigil.net.replay import Replay
 from vigil.net.tasks import Tasks
 from vigil.net.writer import Moved, Writer
@@ -44,8 +45,6 @@ from vigil.table import Table
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import Server
-
-    from vigil.net.cluster import Cluster
 
 log = structlog.get_logger("vigil")
 # How many log entries one read of a table's recent past takes (at a load).
@@ -73,16 +72,10 @@ class Hub:
         # Listeners beside the public one, closed with it (the metrics': app).
         self.listeners: list[Server] = []
         # A node of a cluster (config.bus): the tables it owns are its hosts.
-        self.cluster: Cluster | None = None
+        # Given by the composition root (vigil.net.app.make_hub), which
+        # alone knows the cluster.
+        self.cluster: Placement | None = None
         self._adopting: set[str] = set()
-        if config.bus:
-            from vigil.net.cluster import Cluster
-            from vigil.store.postgres import PostgresStore
-
-            if not isinstance(store, PostgresStore):
-                raise ValueError("a cluster's nodes share a PostgreSQL store")
-            self.cluster = Cluster(self, store)
-            self.fanout.relay = self.cluster
         self.writer.moved = self._moved
 
     @property
@@ -244,7 +237,7 @@ class Hub:
         """A node of a cluster stops naming the table's fence: it owns it no
         more (until a sweep takes it again, if nobody else has)."""
         if self.cluster is not None:
-            self.cluster.leases.forget(table_id)
+            self.cluster.forget(table_id)
 
     async def _reload(self, record: TableRecord) -> None:
         """Load a table again from the store (its truth after a commit whose

@@ -22,8 +22,8 @@ one metrics listener (:func:`vigil.net.http.metrics_route`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Final, TypeVar
+from collections.abc import Callable, Iterator, Sized
+from typing import Final, Protocol, TypeVar
 
 import prometheus_client
 from prometheus_client import (
@@ -40,9 +40,6 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from vigil import auth
 from vigil.protocol import ALL_COMMANDS
 from vigil.rules import words
-
-if TYPE_CHECKING:
-    from vigil.net.hub import Hub
 
 # A counter's ``_created`` series doubles the series count for a start time
 # that ``process_start_time_seconds`` already gives.
@@ -179,30 +176,41 @@ def timer_fired(due: float) -> None:
     TIMER_LAG.observe(max(0.0, time.time() - due))
 
 
+class Holdings(Protocol):
+    """What a node holds, as the gauges read it at scrape time: the
+    tables it serves, and its connections to other nodes' tables (the hub
+    answers both; a protocol, so that the counters need not know it)."""
+
+    @property
+    def hosts(self) -> Sized: ...
+
+    def remote_count(self) -> int: ...
+
+
 class HubGauges:
     """What the hub holds, read when scraped (nothing kept up to date)."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(self, held: Holdings) -> None:
+        self.held = held
 
     def collect(self) -> Iterator[Metric]:
         yield GaugeMetricFamily(
             "vigil_tables_loaded",
             "Tables loaded in memory: the tables this node serves (of a cluster: those it owns)",
-            value=len(self.hub.hosts),
+            value=len(self.held.hosts),
         )
         yield GaugeMetricFamily(
             "vigil_remote_connections",
             "Connections this node holds for tables other nodes own",
-            value=self.hub.remote_count(),
+            value=self.held.remote_count(),
         )
 
 
-def registry(hub: Hub) -> CollectorRegistry:
+def registry(held: Holdings) -> CollectorRegistry:
     """Everything one metrics listener serves: the instruments, the hub's
     gauges, and the process basics prometheus_client gathers (CPU, memory,
     file descriptors, start time; Python's version and garbage collector)."""
     gathered = CollectorRegistry(auto_describe=True)
-    for collector in (*INSTRUMENTS, HubGauges(hub), PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
+    for collector in (*INSTRUMENTS, HubGauges(held), PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
         gathered.register(collector)
     return gathered

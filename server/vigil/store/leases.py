@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-if TYPE_CHECKING:
-    import psycopg
+import psycopg
 
-    from vigil.store.postgres import PostgresStore
+from vigil.store.postgres import PostgresStore
 
 # A table without a live lease: no owners row, or one past its expiry.
 _ORPHANS = (
@@ -65,19 +64,6 @@ class Lease(NamedTuple):
 
     node: str
     fence: int
-
-
-def take_new(conn: psycopg.Connection[Any], table: str, node: str, ttl: float) -> int:
-    """The lease of a table ``node`` is making (in the making's transaction);
-    its fence."""
-    row = conn.execute(
-        "INSERT INTO owners VALUES (%s, %s, 1, now() + make_interval(secs => %s)) "
-        "ON CONFLICT (table_id) DO UPDATE SET node = excluded.node, fence = owners.fence + 1, "
-        "expires = excluded.expires RETURNING fence",
-        (table, node, ttl),
-    ).fetchone()
-    assert row is not None
-    return int(row[0])
 
 
 class Leases:

@@ -42,7 +42,6 @@ from psycopg_pool import ConnectionPool
 from vigil.auth import OPERATOR_SCOPE, new_key
 from vigil.changes import LogEntry
 from vigil.jsonpatch import apply as apply_patch
-from vigil.store import leases
 from vigil.store.base import (
     TABLE_COLUMNS,
     TOKEN_COLUMNS,
@@ -136,6 +135,19 @@ _INSERT_LOG_FENCED = (
     "AS k(table_id, epoch, rev, v, entry) WHERE k.table_id IN (SELECT table_id FROM ok) "
     "RETURNING table_id"
 )
+
+
+def _take_new(conn: psycopg.Connection[Any], table: str, node: str, ttl: float) -> int:
+    """The lease of a table ``node`` is making (in the making's transaction;
+    vigil.store.leases holds every other step of ownership); its fence."""
+    row = conn.execute(
+        "INSERT INTO owners VALUES (%s, %s, 1, now() + make_interval(secs => %s)) "
+        "ON CONFLICT (table_id) DO UPDATE SET node = excluded.node, fence = owners.fence + 1, "
+        "expires = excluded.expires RETURNING fence",
+        (table, node, ttl),
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
 
 
 def location(url: str) -> str:
@@ -289,9 +301,7 @@ class PostgresStore:
                         (record.id, record.epoch, _enc.encode(doc).decode()),
                     )
                     if self.fencing:  # the node that makes a table owns it
-                        self.fences[record.id] = leases.take_new(
-                            conn, record.id, self.node, self.lease_seconds
-                        )
+                        self.fences[record.id] = _take_new(conn, record.id, self.node, self.lease_seconds)
             except errors.UniqueViolation as exc:
                 row = conn.execute("SELECT key FROM tables WHERE id = %s", (record.id,)).fetchone()
                 if row is None or row[0] != record.key:  # not this very table, made before
