@@ -63,6 +63,15 @@ class TableSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
             description="A running clock pauses while no GM is connected, so nobody dies between sessions."
         ),
     ] = True
+    reveal_dice_at_session_end: Annotated[
+        bool,
+        msgspec.Meta(
+            description=(
+                "A Don't Rest Your Head session end reveals the dice period's seed, so that anyone "
+                "can verify the session's rolls, and commits to a new one."
+            )
+        ),
+    ] = True
 
 
 class TableOptions(Command, kw_only=True, tag="table.options"):
@@ -96,6 +105,11 @@ class ClockWorld(Command, kw_only=True, tag="clock.world"):
     """A world-time update from the active GM's Foundry client."""
 
     world_time: GameTime
+
+
+class DiceReveal(Command, kw_only=True, tag="dice.reveal"):
+    """Reveal the current dice period's seed, so that anyone can verify its
+    rolls, and commit to a new period at once (docs/dice.md)."""
 
 
 class Undo(Command, kw_only=True, tag="undo"):
@@ -165,6 +179,7 @@ TABLE_COMMANDS: tuple[type[Command], ...] = (
     ClockSet,
     ClockFollow,
     ClockWorld,
+    DiceReveal,
     Undo,
     TokenMint,
     TokenList,
