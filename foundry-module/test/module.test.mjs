@@ -166,6 +166,15 @@ test("chat card escapes names and marks successes", () => {
   assert.equal(dsnData(dryhRolled().game.rolls.mina).throws[0].dice[0].type, "d6");
 });
 
+test("chat card shows the dice period's fingerprint, its title the whole commitment (docs/dice.md)", () => {
+  browser(gm);
+  const dice = { period: 2, commitment: "ab12cd34".padEnd(64, "0"), fingerprint: "ab12cd34" };
+  const html = rollCardHtml("Mina", dryhRolled().game.rolls.mina, dice);
+  assert.match(html, /<p class="vigil-proof" title="[^"]*0000"[^>]*>[^<]*ab12cd34<\/p>/);
+  assert.ok(!html.includes("{"), "every template filled");
+  assert.ok(!rollCardHtml("Mina", dryhRolled().game.rolls.mina).includes("vigil-proof"));
+});
+
 test("HUD: a Vigil button for the GM on any token, for a player on their own only", () => {
   const env = browser(gm);
   const doc = new FakeDocument();

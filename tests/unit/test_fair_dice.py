@@ -357,3 +357,11 @@ def test_a_refused_roll_changes_no_period() -> None:
         table.prepare(SeeDim(char="zz", challenge=40), WALL, Ctx(dice=RandomDice(1), actor=GM))
     assert table.doc["dice"] is before
     assert msgspec.json.encode(table.doc["dice"])
+
+
+def test_the_cli_and_the_page_say_each_finding_in_the_same_words() -> None:
+    """``vigil verify`` prints what the /verify page shows (its words are
+    the language file's ``VIGIL.Verify.<status>``)."""
+    lang = json.loads((ROOT / "foundry-module" / "lang" / "en.json").read_text())
+    assert {s: lang[f"VIGIL.Verify.{s}"] for s in dice_verify.TEMPLATES} == dice_verify.TEMPLATES
+    assert set(dice_verify.TEMPLATES) == dice_verify.FAILURES | dice_verify.UNVERIFIABLE | {"verified"}
