@@ -11,6 +11,7 @@ Pure: a document in, a list of findings out.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,11 +179,50 @@ def _entry(source: Source, entry: dict[str, Any], seeds: dict[int, tuple[bytes, 
         want = fair_dice.expected(period, draws)
     except (TypeError, ValueError, IndexError):
         want = []
+    shown = shown_faces(entry)
+    dice = [face for (what, face) in draws if not isinstance(what, list)]
     if want != logged:
         out.append(Finding("mismatch", rev, {**roll, "expected": _faces(want), "logged": _faces(logged)}))
+    elif not _within(shown, dice):
+        out.append(Finding("mismatch", rev, {**roll, "expected": _faces(dice), "logged": _faces(shown)}))
     else:
         out.append(Finding("verified", rev, {**roll, "faces": _faces(logged)}))
     return out
+
+
+# Where an event shows the faces it rolled: a list of faces, or a DRYH
+# roll's pools (lists of faces, helpers' lists by helper).
+_FACE_PARAMS = ("faces", "dice")
+
+
+def shown_faces(entry: dict[str, Any]) -> list[int]:
+    """Every face the entry's events show (what people saw on screen):
+    each must be one the period drew, or the events were changed."""
+    out: list[int] = []
+    for event in entry.get("events") or []:
+        params = event.get("params") or {}
+        for key in _FACE_PARAMS:
+            out.extend(_ints(params.get(key)))
+    return out
+
+
+def _ints(value: Any) -> list[int]:
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int):
+        return [value]
+    if isinstance(value, list):
+        return [i for v in value for i in _ints(v)]
+    if isinstance(value, dict):
+        return [i for v in value.values() for i in _ints(v)]
+    return []
+
+
+def _within(shown: list[int], drawn: list[int]) -> bool:
+    """Whether ``shown`` is part of ``drawn``, counting repeats."""
+    left = Counter(drawn)
+    left.subtract(Counter(shown))
+    return all(n >= 0 for n in left.values())
 
 
 def _faces(faces: list[Any]) -> str:

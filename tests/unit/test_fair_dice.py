@@ -273,6 +273,9 @@ def _tampered(kind: str) -> dict[str, Any]:
     elif kind == "seed":
         reveal = history[-1][EVENTS][-1]["params"]
         reveal["seed"] = "00" + reveal["seed"][2:]
+    elif kind == "shown":
+        event = history[1][EVENTS][0]
+        event["params"]["faces"][0] = 7
     elif kind == "nonce":
         history[2][DICE]["nonce"] = "ff" * 16
     else:
@@ -282,7 +285,13 @@ def _tampered(kind: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     ("kind", "status"),
-    [("face", "mismatch"), ("seed", "bad_seed"), ("nonce", "mismatch"), ("order", "bad_order")],
+    [
+        ("face", "mismatch"),
+        ("shown", "mismatch"),
+        ("seed", "bad_seed"),
+        ("nonce", "mismatch"),
+        ("order", "bad_order"),
+    ],
 )
 def test_a_tampered_export_fails_naming_what_differs(kind: str, status: str, tmp_path: Path) -> None:
     document = _tampered(kind)
@@ -365,3 +374,25 @@ def test_the_cli_and_the_page_say_each_finding_in_the_same_words() -> None:
     lang = json.loads((ROOT / "foundry-module" / "lang" / "en.json").read_text())
     assert {s: lang[f"VIGIL.Verify.{s}"] for s in dice_verify.TEMPLATES} == dice_verify.TEMPLATES
     assert set(dice_verify.TEMPLATES) == dice_verify.FAILURES | dice_verify.UNVERIFIABLE | {"verified"}
+
+
+@pytest.mark.parametrize("kind", ["face", "shown", "seed", "nonce", "order"])
+def test_the_pages_javascript_finds_what_the_cli_finds(kind: str, tmp_path: Path) -> None:
+    """The /verify page's module, run under Node on the same tampered
+    export, reports the same findings for the same revs."""
+    node = shutil.which("node")
+    assert node is not None
+    document = _tampered(kind)
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps(document))
+    script = tmp_path / "verify.mjs"
+    script.write_text(
+        'import { readFileSync } from "node:fs";\n'
+        f"import {{ readDocument, verify }} from {json.dumps(PROOF_JS.as_uri())};\n"
+        f"const doc = JSON.parse(readFileSync({json.dumps(str(source))}, 'utf8'));\n"
+        "console.log(JSON.stringify(verify(readDocument(doc)).map((f) => [f.status, f.rev])));\n"
+    )
+    done = subprocess.run([node, str(script)], capture_output=True, text=True, check=True)
+    python = [[f.status, f.rev] for f in dice_verify.verify(dice_verify.read(document))]
+    assert sorted(json.loads(done.stdout)) == sorted(python)
+    assert any(status in dice_verify.FAILURES for status, _ in python)

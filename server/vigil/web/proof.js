@@ -140,6 +140,29 @@ export function readDocument(doc) {
   throw new Error("neither a vigil-table export nor a vigil-history");
 }
 
+/** Every integer in a JSON value (a list of faces, a DRYH roll's pools). */
+const ints = (value) => {
+  if (typeof value === "number" && Number.isInteger(value)) return [value];
+  if (Array.isArray(value)) return value.flatMap(ints);
+  if (value && typeof value === "object") return Object.values(value).flatMap(ints);
+  return [];
+};
+
+/** Every face an entry's events show (what people saw): each must be one the period drew. */
+export const shownFaces = (entry) => (entry.events ?? []).flatMap((e) => [...ints(e.params?.faces), ...ints(e.params?.dice)]);
+
+/** Whether `shown` is part of `drawn`, counting repeats. */
+function within(shown, drawn) {
+  const left = new Map();
+  for (const f of drawn) left.set(f, (left.get(f) ?? 0) + 1);
+  for (const f of shown) {
+    const n = left.get(f) ?? 0;
+    if (n === 0) return false;
+    left.set(f, n - 1);
+  }
+  return true;
+}
+
 const isHex = (text) => typeof text === "string" && /^(?:[0-9a-f]{2})*$/.test(text);
 const faceList = (faces) => (faces.length ? faces.join(", ") : "none");
 const DICE_FIELD_WORDS = ["dice", "faces", "lot"];
@@ -207,11 +230,15 @@ export function verify(source) {
     const logged = draws.map((d) => d[1]);
     const want = expected(known.seed, at, draws);
     const same = want.length === logged.length && want.every((v, i) => v === logged[i]);
-    findings.push(
-      same
-        ? { status: "verified", rev: entry.rev, entry, params: { faces: faceList(logged) } }
-        : { status: "mismatch", rev: entry.rev, entry, params: { expected: faceList(want), logged: faceList(logged) } },
-    );
+    const shown = shownFaces(entry);
+    const dice = draws.filter(([what]) => !Array.isArray(what)).map((d) => d[1]);
+    if (!same) {
+      findings.push({ status: "mismatch", rev: entry.rev, entry, params: { expected: faceList(want), logged: faceList(logged) } });
+    } else if (!within(shown, dice)) {
+      findings.push({ status: "mismatch", rev: entry.rev, entry, params: { expected: faceList(dice), logged: faceList(shown) } });
+    } else {
+      findings.push({ status: "verified", rev: entry.rev, entry, params: { faces: faceList(logged) } });
+    }
   }
   return findings;
 }
