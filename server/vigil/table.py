@@ -309,8 +309,8 @@ class Table:
         change = self._rolled(self._prepare(body, wall, ctx, command), dice)
         if isinstance(body, Rolls) and (body.faces is not None or body.lots is not None) and dice is not None:
             change.dice = {**(change.dice or self._record(dice)), "manual": True}
-        if self.settings.get("reveal_dice_at_session_end") and any(
-            e.code == "session_ended" for e in change.events
+        if any(e.code == "session_ended" for e in change.events) and self.settings.get(
+            "reveal_dice_at_session_end"
         ):
             change = self._revealing(change)
         return change
@@ -453,7 +453,7 @@ class Table:
         period = dice.period
         return {
             "period": period.number,
-            "commitment": fair_dice.commitment(period.seed),
+            "commitment": self.doc["dice"]["commitment"],
             "nonce": period.nonce or None,
             "draws": dice.draws,
         }
