@@ -303,14 +303,14 @@ class Table:
         reads it for the permission check); it is kept, never changed.
         Its dice are derived from the table's dice period, with the
         command's nonce (docs/dice.md); a DRYH session end reveals the
-        period where the table's setting says so."""
+        period where the table's option says so (DRYH-25)."""
         nonce = body.nonce if isinstance(body, Rolls) else None
         ctx, dice = self._derived(ctx, nonce or "")
         change = self._rolled(self._prepare(body, wall, ctx, command), dice)
         if isinstance(body, Rolls) and (body.faces is not None or body.lots is not None) and dice is not None:
             change.dice = {**(change.dice or self._record(dice)), "manual": True}
-        if any(e.code == "session_ended" for e in change.events) and self.settings.get(
-            "reveal_dice_at_session_end"
+        if any(e.code == "session_ended" for e in change.events) and getattr(
+            self.state.options, "reveal_dice_at_session_end", False
         ):
             change = self._revealing(change)
         return change

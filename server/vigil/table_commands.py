@@ -63,15 +63,6 @@ class TableSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
             description="A running clock pauses while no GM is connected, so nobody dies between sessions."
         ),
     ] = True
-    reveal_dice_at_session_end: Annotated[
-        bool,
-        msgspec.Meta(
-            description=(
-                "A Don't Rest Your Head session end reveals the dice period's seed, so that anyone "
-                "can verify the session's rolls, and commits to a new one."
-            )
-        ),
-    ] = True
 
 
 class TableOptions(Command, kw_only=True, tag="table.options"):

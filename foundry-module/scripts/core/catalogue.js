@@ -5392,6 +5392,14 @@ export const CATALOGUE = {
           "type": "boolean"
         },
         {
+          "default": true,
+          "label": "VIGIL.Field.reveal_dice_at_session_end",
+          "name": "reveal_dice_at_session_end",
+          "nullable": false,
+          "required": false,
+          "type": "boolean"
+        },
+        {
           "default": false,
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
@@ -5403,14 +5411,6 @@ export const CATALOGUE = {
           "default": true,
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
-          "nullable": false,
-          "required": false,
-          "type": "boolean"
-        },
-        {
-          "default": true,
-          "label": "VIGIL.Field.reveal_dice_at_session_end",
-          "name": "reveal_dice_at_session_end",
           "nullable": false,
           "required": false,
           "type": "boolean"
@@ -6192,14 +6192,6 @@ export const CATALOGUE = {
           "default": true,
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
-          "nullable": false,
-          "required": false,
-          "type": "boolean"
-        },
-        {
-          "default": true,
-          "label": "VIGIL.Field.reveal_dice_at_session_end",
-          "name": "reveal_dice_at_session_end",
           "nullable": false,
           "required": false,
           "type": "boolean"
@@ -7071,14 +7063,6 @@ export const CATALOGUE = {
           "default": true,
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
-          "nullable": false,
-          "required": false,
-          "type": "boolean"
-        },
-        {
-          "default": true,
-          "label": "VIGIL.Field.reveal_dice_at_session_end",
-          "name": "reveal_dice_at_session_end",
           "nullable": false,
           "required": false,
           "type": "boolean"
