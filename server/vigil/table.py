@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -112,6 +112,8 @@ class Table:
     _undoable: dict[int, dict[str, Any]] = field(init=False, default_factory=dict)
     _dice_doc: dict[str, Any] | None = field(init=False, default=None)
     _dice_view: dict[str, Any] | None = field(init=False, default=None)
+    # The current period's seed as bytes, beside the period it was read from.
+    _seed: tuple[dict[str, Any] | None, bytes] = field(init=False, default=(None, b""))
 
     def __post_init__(self) -> None:
         self._views = TableViews(self.id, self.system)
@@ -434,19 +436,17 @@ class Table:
         """``ctx`` with dice derived from the table's period for the change
         about to be made (the next rev), or as it is for a table that has
         no period yet (one made before periods: its first reveal opens one)."""
-        dice = self.doc.get("dice")
+        dice: dict[str, Any] | None = self.doc.get("dice")
         if dice is None:
             return ctx, None
+        if self._seed[0] is not dice:
+            self._seed = (dice, bytes.fromhex(dice["seed"]))
         period = fair_dice.Period(
-            seed=bytes.fromhex(dice["seed"]),
-            table=self.id,
-            epoch=self.epoch,
-            number=int(dice["period"]),
-            rev=self.rev + 1,
-            nonce=nonce,
+            self._seed[1], self.id, self.epoch, int(dice["period"]), self.rev + 1, nonce
         )
         derived = fair_dice.DerivedDice(period)
-        return replace(ctx, dice=derived), derived
+        # Ctx made anew rather than dataclasses.replace: this runs for every change.
+        return Ctx(dice=derived, actor=ctx.actor, max_effects=ctx.max_effects), derived
 
     def _record(self, dice: fair_dice.DerivedDice) -> dict[str, Any]:
         """The public record of a change's draws (docs/dice.md): never the seed."""

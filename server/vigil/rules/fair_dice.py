@@ -66,10 +66,12 @@ def accept(sample: int, n: int, bits: int = SAMPLE_BITS) -> int | None:
 
 def uniform(seed: bytes, prefix: tuple[str, int, int, int, int, str], n: int) -> int:
     """A uniform value in ``0..n-1`` for the draw named by ``prefix``
-    (table, epoch, period, rev, position, nonce), by rejection."""
+    (table, epoch, period, rev, position, nonce), by rejection. One-shot
+    ``hmac.digest`` (OpenSSL's, no HMAC object per attempt): a die costs a
+    few microseconds."""
     attempt = 0
     while True:
-        digest = hmac.new(seed, message(*prefix, attempt), hashlib.sha256).digest()
+        digest = hmac.digest(seed, message(*prefix, attempt), "sha256")
         value = accept(int.from_bytes(digest[:4], "big"), n)
         if value is not None:
             return value
@@ -87,7 +89,7 @@ def lot_index(value: int, weights: Sequence[int]) -> int:
     raise ValueError("value past the weights")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Period:
     """The dice period a change rolls in, and where its draws are named."""
 
