@@ -28,6 +28,7 @@ import pytest  # noqa: E402
 from tests.support.cluster import vigil_cluster  # noqa: E402, F401 - fixture
 from tests.support.postgres import postgres_cluster, postgres_url  # noqa: E402, F401 - fixtures
 from tests.support.redis import redis_server, redis_url  # noqa: E402, F401 - fixtures
+from tests.support.seed_watch import SeedWatch  # noqa: E402
 from tests.support.server import ServerProcess  # noqa: E402
 from tests.support.word_capture import WordCapture  # noqa: E402
 
@@ -36,6 +37,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """Every event and error frame of the run goes to artifacts/words/
     (tests/support/word_capture.py) for the words check of scripts/test.sh."""
     config.pluginmanager.register(WordCapture(), "vigil-word-capture")
+    # No dice seed is sent or logged before its reveal (tests/support/seed_watch.py).
+    config.pluginmanager.register(SeedWatch(), "vigil-seed-watch")
 
 
 @pytest.fixture

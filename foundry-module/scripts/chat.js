@@ -57,7 +57,13 @@ export function newlyRolled(state, seen) {
   return out;
 }
 
-export function rollCardHtml(name, roll) {
+/**
+ * The card of a roll. `dice` is the table's dice period as the view gives
+ * it: the card shows its fingerprint, so that players can later check that
+ * the seed a reveal shows is the one committed before this roll
+ * (docs/dice.md).
+ */
+export function rollCardHtml(name, roll, dice = null) {
   const pools = POOL_ORDER.filter((p) => roll.dice[p]?.length).map((p) => {
     const dice = roll.dice[p].map((f) => `<span class="vigil-die vigil-${p}${readDie("dryh", f).success ? " vigil-success" : ""}">${esc(f)}</span>`).join("");
     return `<div class="vigil-pool"><b>${esc(t(poolKey(p)))}</b> ${dice}</div>`;
@@ -65,7 +71,8 @@ export function rollCardHtml(name, roll) {
   const outcome = roll.success === null || roll.success === undefined ? "" : t(roll.success ? "VIGIL.Chat.Success" : "VIGIL.Chat.Failure");
   const summary = roll.successes === null || roll.successes === undefined ? "" : `<p>${esc(t("VIGIL.Chat.Successes", { n: roll.successes, outcome }))}</p>`;
   const dom = roll.dominant ? `<p>${esc(t("VIGIL.Chat.Dominates", { pool: t(poolKey(roll.dominant)) }))}</p>` : "";
-  return `<div class="vigil-card"><h3>${esc(t("VIGIL.Chat.RollTitle", { name }))}</h3>${pools}${summary}${dom}</div>`;
+  const proof = dice ? `<p class="vigil-proof" title="${esc(t("VIGIL.Dice.fingerprintTitle", dice))}">${esc(t("VIGIL.Dice.fingerprint", dice))}</p>` : "";
+  return `<div class="vigil-card"><h3>${esc(t("VIGIL.Chat.RollTitle", { name }))}</h3>${pools}${summary}${dom}${proof}</div>`;
 }
 
 export function dsnData(roll) {
@@ -87,7 +94,7 @@ export function installChat(connection, election) {
     for (const { char, roll } of fresh) {
       const name = e.detail.state.characters?.[char]?.name ?? char;
       const game = globalThis.game;
-      const post = () => Promise.resolve(globalThis.ChatMessage.create({ content: rollCardHtml(name, roll), speaker: { alias: name } }))
+      const post = () => Promise.resolve(globalThis.ChatMessage.create({ content: rollCardHtml(name, roll, e.detail.state.dice), speaker: { alias: name } }))
         .catch((err) => console.warn("vigil | could not post the roll card", err));
       if (game.dice3d?.show) {
         // Dice So Nice may reject (no WebGL, a colorset it lacks): the card is posted all the same.

@@ -174,6 +174,27 @@ test("history pages come back newest first", { skip }, async () => {
   c.close();
 });
 
+test("a rolling command carries a fresh nonce of this client; every view carries the dice commitment", { skip }, async () => {
+  const c = client(server.gmToken);
+  c.connect();
+  await next(c, "state");
+  assert.match(c.state.dice.commitment, /^[0-9a-f]{64}$/);
+  assert.equal(c.state.dice.fingerprint, c.state.dice.commitment.slice(0, 8));
+  const sent = [];
+  c.addEventListener("wire", (e) => { if (e.detail.dir === "out" && e.detail.msg.type === "cmd") sent.push(e.detail.msg.body); });
+  await c.send({ type: "mettle.pain", char: "ysolde", amount: 1 });
+  await c.send({ type: "mettle.pain", char: "ysolde", amount: 1 });
+  await c.send({ type: "mettle.heal", char: "ysolde", amount: 2 });
+  const [first, second, heal] = sent;
+  assert.match(first.nonce, /^[0-9a-f]{32}$/);
+  assert.notEqual(first.nonce, second.nonce);
+  assert.equal(heal.nonce, undefined, "a command that rolls nothing carries no nonce");
+  const page = await c.history({ limit: 3 });
+  assert.equal(page.entries[2].command.nonce, first.nonce);
+  assert.deepEqual(c.violations, []);
+  c.close();
+});
+
 test("a spectator is refused commands; a bad token is refused for good", { skip }, async () => {
   const spectator = client(server.spectatorToken);
   spectator.connect();

@@ -15,6 +15,9 @@ import { buildPanel, slugId, createCommand, linkCommand, openPanel, resetPanel }
 import { VigilConnection } from "../scripts/connection.js";
 import { FakeHooks, FakeUser, FakeNotifications, FakeApplicationV2, fakeGame, install, uninstall, openTokenHUD } from "./fakes/foundry.mjs";
 import { FakeDocument } from "./fakes/dom.mjs";
+import { ELSEWHERE } from "../scripts/controls/panel.js";
+import { tableOffers } from "../scripts/core/offers.js";
+import { CATALOGUE } from "../scripts/core/catalogue.js";
 
 const lang = JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url)));
 const module = JSON.parse(readFileSync(new URL("../module.json", import.meta.url)));
@@ -180,6 +183,21 @@ test("chat card escapes names and marks successes", () => {
   assert.ok(!html.includes("<b>x</b>"));
   assert.match(html, /vigil-discipline vigil-success">1</);
   assert.equal(dsnData(dryhRolled().game.rolls.mina).throws[0].dice[0].type, "d6");
+});
+
+test("chat card shows the dice period's fingerprint, its title the whole commitment (docs/dice.md)", () => {
+  browser(gm);
+  const dice = { period: 2, commitment: "ab12cd34".padEnd(64, "0"), fingerprint: "ab12cd34" };
+  const html = rollCardHtml("Mina", dryhRolled().game.rolls.mina, dice);
+  assert.match(html, /<p class="vigil-proof" title="[^"]*0000"[^>]*>[^<]*ab12cd34<\/p>/);
+  assert.ok(!html.includes("{"), "every template filled");
+  assert.ok(!rollCardHtml("Mina", dryhRolled().game.rolls.mina).includes("vigil-proof"));
+});
+
+test("the Vigil window offers the GM, and only the GM, the reveal of the dice seed (docs/dice.md)", () => {
+  const offered = (role, own = []) => tableOffers(CATALOGUE, mettle(), { role, own }, { skip: ELSEWHERE }).map((o) => o.entry.type);
+  assert.ok(offered("gm").includes("dice.reveal"));
+  assert.ok(!offered("player", ["brannoc"]).includes("dice.reveal"));
 });
 
 test("HUD: a Vigil button for the GM on any token, for a player on its own only", () => {

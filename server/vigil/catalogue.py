@@ -106,16 +106,20 @@ _GAME_OF: dict[str, str] = {_tag(c): name for name, system in GAMES.items() for 
 
 # The manual-dice extras of a rolling command (faces, lots): a form offers
 # them only while the table's ``manual_dice`` option is on.
-MANUAL_DICE_FIELDS = tuple(f for f in Rolls.__struct_fields__ if f not in Command.__struct_fields__)
+MANUAL_DICE_FIELDS = ("faces", "lots")
+# The field by which a rolling command carries its client's nonce: never a
+# form's field (the client library fills it, docs/dice.md).
+NONCE_FIELD = "nonce"
 
 
 def _command(cls: type[Command]) -> Json:
     """One command. Its scope: "operator" for the operator's commands,
     "character" when it must name a character it acts on, else "table";
     ``manual_dice`` lists the fields that only a table with manual dice
-    takes (a rolling command's faces and lots)."""
+    takes (a rolling command's faces and lots); ``nonce`` names the field
+    the client library fills with its entropy (no form shows it)."""
     tag = _tag(cls)
-    fields = struct_fields(cls, tag, own_first=True)
+    fields = [f for f in struct_fields(cls, tag, own_first=True) if f["name"] != NONCE_FIELD]
     if cls in OPERATOR_COMMANDS:
         scope = "operator"
     elif any(f["type"] == "character" and f["required"] for f in fields):
@@ -130,6 +134,7 @@ def _command(cls: type[Command]) -> Json:
         "help": f"VIGIL.Command.{tag}.help",
         "fields": fields,
         "manual_dice": list(MANUAL_DICE_FIELDS) if issubclass(cls, Rolls) else [],
+        "nonce": NONCE_FIELD if issubclass(cls, Rolls) else None,
         "senders": _senders(tag),
     }
 

@@ -48,6 +48,10 @@ class LogEntry(msgspec.Struct, kw_only=True, array_like=True):
     # and optional, so entries written before them still load.
     request: str | None = None
     result: Any = None
+    # What the change drew from the table's dice period (docs/dice.md): the
+    # period, its commitment, the client's nonce and each draw in order.
+    # None for a change that rolled nothing.
+    dice: dict[str, Any] | None = None
 
 
 @dataclass
@@ -68,6 +72,8 @@ class Change:
     # The rules' state this change leads to, when the change was made from
     # one (saves converting the document back on commit); None otherwise.
     state: Any = None
+    # Its dice record (see :attr:`LogEntry.dice`).
+    dice: dict[str, Any] | None = None
 
     def entry(self, table: str, epoch: int, wall: float) -> LogEntry:
         """The log entry of this change, once committed (its rev is set)."""
@@ -83,6 +89,7 @@ class Change:
             events=render_events(self.events),
             ops=self.ops,
             inverse=self.inverse,
+            dice=self.dice,
         )
 
 

@@ -1,4 +1,4 @@
-"""The ``vigil`` command: serve, token, table, schema, rules-doc."""
+"""The ``vigil`` command: serve, token, table, schema, rules-doc, verify."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from vigil import event_loop
+from vigil import dice_verify, event_loop
 from vigil.auth import TABLE_ROLES
 from vigil.logs import LOG_LEVELS
 from vigil.net.config import Config
@@ -83,7 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     rules_doc = sub.add_parser("rules-doc", help="write the rules reference pages (docs/rules/)")
     rules_doc.add_argument("--out", type=Path, default=Path("docs/rules"))
 
+    verify = sub.add_parser(
+        "verify", help="verify every die of a table export or downloaded history (offline; docs/dice.md)"
+    )
+    verify.add_argument("file", type=Path)
+
     args = parser.parse_args(argv)
+    if args.cmd == "verify":
+        return _verify(args.file)
     if args.cmd == "serve":
         return _serve(args)
     if args.cmd == "token":
@@ -93,6 +100,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "rules-doc":
         return _rules_doc(args.out)
     return _schema(args.out, args.module)
+
+
+def _verify(path: Path) -> int:
+    """Print a line per roll; exit 0 when nothing failed, 1 when something
+    did (a face, a seed, a commitment or the order differs), 2 when the
+    file is not a history."""
+    try:
+        source = dice_verify.read(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        print(f"vigil verify: {path}: {exc}", file=sys.stderr)
+        return 2
+    findings = dice_verify.verify(source)
+    for finding in findings:
+        print(dice_verify.sentence(finding))
+    failed = sum(f.failed for f in findings)
+    verified = sum(f.status == "verified" for f in findings)
+    unverifiable = sum(f.status in dice_verify.UNVERIFIABLE for f in findings)
+    print(f"{verified} verified, {unverifiable} not verifiable, {failed} failed.")
+    return 1 if failed else 0
 
 
 def _config(args: argparse.Namespace, names: list[str]) -> Config:

@@ -18,7 +18,7 @@ from vigil.clock_anchor import Anchor
 from vigil.rules.game import Game
 from vigil.rules.games import GAMES
 from vigil.rules.outcome import RuleError
-from vigil.table import Table
+from vigil.table import Table, without_seed
 from vigil.table_commands import ForeignId, Kind, Name, Notes, SystemName, Visibility
 
 EXPORT_FORMAT = "vigil-table"
@@ -45,6 +45,9 @@ class ExportedDoc(msgspec.Struct, kw_only=True):
     clock: Anchor
     settings: dict[str, bool] = {}
     undo: list[int] = []
+    # The exported table's dice period (public part only): the import
+    # opens a new one.
+    dice: dict[str, Any] | None = None
 
 
 def table_info(table: Table, archived: bool) -> dict[str, Any]:
@@ -62,14 +65,28 @@ def table_info(table: Table, archived: bool) -> dict[str, Any]:
 
 def export(table: Table, archived: bool, log: list[LogEntry]) -> dict[str, Any]:
     """The export of ``table`` with its ``log`` (this epoch's entries,
-    oldest first)."""
+    oldest first). The seed of the dice period not yet revealed stays in
+    the server: the document keeps its commitment only, and the entries
+    lose their ops on the dice period (they carry each new seed; a revealed
+    one is in its reveal's event)."""
     return {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "table": table_info(table, archived),
-        "doc": table.doc,
-        "history": [msgspec.to_builtins(e) for e in log],
+        "doc": without_seed(table.doc),
+        "history": [msgspec.to_builtins(_public_entry(e)) for e in log],
     }
+
+
+def _public_entry(entry: LogEntry) -> LogEntry:
+    if not any(op["path"].startswith(DICE_PATH) for op in [*entry.ops, *entry.inverse]):
+        return entry
+    ops = [op for op in entry.ops if not op["path"].startswith(DICE_PATH)]
+    inverse = [op for op in entry.inverse if not op["path"].startswith(DICE_PATH)]
+    return msgspec.structs.replace(entry, ops=ops, inverse=inverse)
+
+
+DICE_PATH = "/dice"
 
 
 class BadDocument(ValueError):
@@ -98,7 +115,7 @@ def read_export(document: dict[str, Any]) -> Imported:
         system.validate(state)
         if set(doc.meta) - set(state.characters):
             raise ValueError("names for characters that do not exist")
-        plain = {**msgspec.to_builtins(doc), "undo": []}
+        plain = {**msgspec.to_builtins(doc), "undo": [], "dice": None}
     except (KeyError, TypeError, ValueError, msgspec.ValidationError) as exc:
         raise BadDocument(str(exc)) from None
     except RuleError as exc:

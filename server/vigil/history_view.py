@@ -26,6 +26,7 @@ PUBLIC_TABLE_EVENTS = frozenset(
         "clock_halted",
         "session_started",
         "session_ended",
+        "dice_revealed",
     }
 )
 
@@ -60,6 +61,10 @@ def visible_entry(
     is_gm = viewer.role == "gm"
     own = viewer.chars
     events: list[dict[str, Any]] = []
+    # Whether the viewer reads every event whole: only then may it read the
+    # change's dice too (a die of a character it may not see stays hidden,
+    # and so does a die whose event it reads without numbers).
+    whole = True
     for event in entry.events:
         char = event.get("char")
         if is_gm:
@@ -67,8 +72,10 @@ def visible_entry(
             continue
         if char is None:
             if event.get("code") not in PUBLIC_TABLE_EVENTS:
+                whole = False
                 continue
         elif char not in own and char not in view["characters"]:
+            whole = False
             continue
         seen = view["characters"].get(char) if char is not None else None
         status_only = char is not None and char not in own and "sheet" not in (seen or {})
@@ -76,6 +83,7 @@ def visible_entry(
         if status_only or kits or _mentions(event.get("params"), hidden):
             # Numbers, kit contents or hidden names: the bare event only.
             events.append({k: event[k] for k in ("code", "at", "char", "rule") if k in event})
+            whole = False
         else:
             events.append(event)
     return HistoryEntry(
@@ -87,6 +95,7 @@ def visible_entry(
         events=events,
         command=entry.command if is_gm else None,
         undone=undone,
+        dice=entry.dice if is_gm or whole else None,
     )
 
 

@@ -163,6 +163,9 @@ class HistoryEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
     events: list[dict[str, Any]]
     command: dict[str, Any] | None = None
     undone: bool = False
+    # The change's draws from the dice period (docs/dice.md), when the
+    # viewer may read every event of it.
+    dice: dict[str, Any] | None = None
 
 
 class HistoryPage(Message, kw_only=True, tag="history_page"):

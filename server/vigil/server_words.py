@@ -10,6 +10,10 @@ register(
         "clock_changed": "The clock is {mode} at {rate}× (game time {game}).",
         "clock_auto_paused": "No GM is connected: the clock pauses.",
         "clock_halted": "The clock stopped: catching up would take too much work ({code}).",
+        "dice_revealed": (
+            "The dice seed of period {period} is revealed: its rolls can be verified. "
+            "Period {next_period} is committed, fingerprint {next_fingerprint}."
+        ),
     },
     {
         "undo_conflict": "Change {rev} cannot be undone: what it changed has changed since.",

@@ -13,6 +13,7 @@ applied: :meth:`Table.restore` takes the table (and its views) back to a
 
 from __future__ import annotations
 
+import secrets
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -23,8 +24,8 @@ import msgspec
 from vigil import jsonpatch
 from vigil.changes import Change, LogEntry
 from vigil.clock_anchor import Anchor, Mode
-from vigil.rules import engine
-from vigil.rules.commands import AddCharacter, Command, RemoveCharacter
+from vigil.rules import engine, fair_dice
+from vigil.rules.commands import AddCharacter, Command, RemoveCharacter, Rolls
 from vigil.rules.game import Ctx, Game
 from vigil.rules.outcome import Event, RuleError, options_refused
 from vigil.table_commands import (
@@ -35,6 +36,7 @@ from vigil.table_commands import (
     ClockRun,
     ClockSet,
     ClockWorld,
+    DiceReveal,
     TableOptions,
     TableSettings,
 )
@@ -96,6 +98,9 @@ class Table:
     doc: dict[str, Any]
     # GM changes kept undoable (the server's ``undo_depth`` setting).
     undo_depth: int
+    # Where a new dice period's seed comes from: the operating system's
+    # CSPRNG (a test may pass its own, to make seeds it can predict).
+    entropy: Callable[[int], bytes] = secrets.token_bytes
     state: Any = field(init=False)
     anchor: Anchor = field(init=False)
     _views: TableViews = field(init=False)
@@ -105,6 +110,10 @@ class Table:
     # (:meth:`recall_undo`). Replaced, never changed in place, so that a
     # mark keeps it as it was without a copy.
     _undoable: dict[int, dict[str, Any]] = field(init=False, default_factory=dict)
+    _dice_doc: dict[str, Any] | None = field(init=False, default=None)
+    _dice_view: dict[str, Any] | None = field(init=False, default=None)
+    # The current period's seed as bytes, beside the period it was read from.
+    _seed: tuple[dict[str, Any] | None, bytes] = field(init=False, default=(None, b""))
 
     def __post_init__(self) -> None:
         self._views = TableViews(self.id, self.system)
@@ -132,7 +141,9 @@ class Table:
             "settings": settings,
             "undo": [],
         }
-        return cls(id=table_id, system=system, epoch=1, rev=0, doc=doc, undo_depth=undo_depth)
+        table = cls(id=table_id, system=system, epoch=1, rev=0, doc=doc, undo_depth=undo_depth)
+        table.ensure_period()
+        return table
 
     def _load_doc(self, doc: dict[str, Any], state: Any = None) -> None:
         """Make ``doc`` current; ``state`` is its rules state when the caller
@@ -145,7 +156,17 @@ class Table:
         stack = doc.get("undo", [])
         if len(self._undoable) > len(stack):
             self._undoable = {r: self._undoable[r] for r in stack if r in self._undoable}
-        self._views.load(state, doc["meta"], self.anchor, self.name, self.settings, self.undo_next())
+        self._views.load(
+            state, doc["meta"], self.anchor, self.name, self.settings, self.undo_next(), self._public_dice()
+        )
+
+    def _public_dice(self) -> dict[str, Any] | None:
+        """The dice period as every audience sees it (without the seed),
+        made again only when the document's period changed."""
+        dice = self.doc.get("dice")
+        if dice is not self._dice_doc:
+            self._dice_doc, self._dice_view = dice, None if dice is None else public_dice(dice)
+        return self._dice_view
 
     # -- reading ------------------------------------------------------------
 
@@ -197,7 +218,9 @@ class Table:
             if e.rev in stack and e.epoch == self.epoch
         }
         self._undoable = {**self._undoable, **learnt}
-        self._views.load(self.state, meta, self.anchor, self.name, self.settings, self.undo_next())
+        self._views.load(
+            self.state, meta, self.anchor, self.name, self.settings, self.undo_next(), self._public_dice()
+        )
 
     # -- views --------------------------------------------------------------
 
@@ -232,10 +255,12 @@ class Table:
         due = engine.next_deadline(self.system, self.state)
         if due is None or due > now:
             return None  # nothing fires: no change (and no state copy)
+        ctx, dice = self._derived(ctx, "")
         outcome = engine.advance(self.system, self.state, now, ctx)
         if not outcome.events:
             return None
-        return self._change("clock", ctx.actor.id, None, outcome.state, outcome.events, now)
+        change = self._change("clock", ctx.actor.id, None, outcome.state, outcome.events, now)
+        return self._rolled(change, dice)
 
     def halt(self, wall: float, ctx: Ctx, code: str, params: dict[str, Any]) -> Change:
         """Pause the clock where the rules are, without advancing: the way
@@ -254,12 +279,14 @@ class Table:
         connects (:meth:`resume`)."""
         game = max(self.state.clock.now, self.anchor.game_at(min(at, wall)))
         state, events = self.state, []
+        ctx, dice = self._derived(ctx, "")
         if state.clock.now < game:
             outcome = engine.advance(self.system, state, game, ctx)
             state, events = outcome.state, outcome.events
         anchor = self.anchor.rebased(wall, mode="paused", game=game, awaiting_gm=True)
         held = [Event(code="clock_auto_paused", at=game), _clock_event(anchor, game)]
-        return self._change("clock", ctx.actor.id, None, state, [*held, *events], game, anchor=anchor)
+        change = self._change("clock", ctx.actor.id, None, state, [*held, *events], game, anchor=anchor)
+        return self._rolled(change, dice)
 
     def resume(self, wall: float, ctx: Ctx) -> Change:
         """Run again the clock :meth:`hold` paused, at its former rate."""
@@ -275,7 +302,22 @@ class Table:
         """The change ``body`` would make now. Raises RuleError if refused.
         The caller has applied :meth:`advance` first. ``command`` is
         ``body`` as plain JSON when the caller has it already (the server
-        reads it for the permission check); it is kept, never changed."""
+        reads it for the permission check); it is kept, never changed.
+        Its dice are derived from the table's dice period, with the
+        command's nonce (docs/dice.md); a DRYH session end reveals the
+        period where the table's option says so (DRYH-25)."""
+        nonce = body.nonce if isinstance(body, Rolls) else None
+        ctx, dice = self._derived(ctx, nonce or "")
+        change = self._rolled(self._prepare(body, wall, ctx, command), dice)
+        if isinstance(body, Rolls) and (body.faces is not None or body.lots is not None) and dice is not None:
+            change.dice = {**(change.dice or self._record(dice)), "manual": True}
+        if any(e.code == "session_ended" for e in change.events) and getattr(
+            self.state.options, "reveal_dice_at_session_end", False
+        ):
+            change = self._revealing(change)
+        return change
+
+    def _prepare(self, body: Command, wall: float, ctx: Ctx, command: dict[str, Any] | None) -> Change:
         now = self.game_now(wall)
         state = self.state
         if state.clock.now < now:
@@ -371,6 +413,85 @@ class Table:
         self.epoch, self.rev = mark.epoch, mark.rev
         self._views.restore(mark.sent)
 
+    # -- the dice period -----------------------------------------------------
+
+    def ensure_period(self) -> None:
+        """Open the first dice period of a table that has none (a new
+        table, an imported one: an export never holds a seed), before
+        anything is committed or seen: the document it is made with is
+        its first snapshot."""
+        if self.doc.get("dice") is None:
+            self._load_doc({**self.doc, "dice": self._new_period(1, None)}, self.state)
+
+    def _new_period(self, number: int, revealed: dict[str, Any] | None) -> dict[str, Any]:
+        seed = self.entropy(fair_dice.SEED_BYTES)
+        return {
+            "period": number,
+            "seed": seed.hex(),
+            "commitment": fair_dice.commitment(seed),
+            "revealed": revealed,
+        }
+
+    def _derived(self, ctx: Ctx, nonce: str) -> tuple[Ctx, fair_dice.DerivedDice | None]:
+        """``ctx`` with dice derived from the table's period for the change
+        about to be made (the next rev), or as it is for a table that has
+        no period yet (one made before periods: its first reveal opens one)."""
+        dice: dict[str, Any] | None = self.doc.get("dice")
+        if dice is None:
+            return ctx, None
+        if self._seed[0] is not dice:
+            self._seed = (dice, bytes.fromhex(dice["seed"]))
+        period = fair_dice.Period(
+            self._seed[1], self.id, self.epoch, int(dice["period"]), self.rev + 1, nonce
+        )
+        derived = fair_dice.DerivedDice(period)
+        # Ctx made anew rather than dataclasses.replace: this runs for every change.
+        return Ctx(dice=derived, actor=ctx.actor, max_effects=ctx.max_effects), derived
+
+    def _record(self, dice: fair_dice.DerivedDice) -> dict[str, Any]:
+        """The public record of a change's draws (docs/dice.md): never the seed."""
+        period = dice.period
+        return {
+            "period": period.number,
+            "commitment": self.doc["dice"]["commitment"],
+            "nonce": period.nonce or None,
+            "draws": dice.draws,
+        }
+
+    def _rolled(self, change: Change, dice: fair_dice.DerivedDice | None) -> Change:
+        if dice is not None and dice.draws:
+            change.dice = self._record(dice)
+        return change
+
+    def reveal(self, ctx: Ctx, command: dict[str, Any] | None) -> Change:
+        """Reveal the current dice period's seed and open the next period
+        at once, in one change: its event carries the seed (the history
+        has it from now on) and the next commitment."""
+        now = self.state.clock.now
+        change = self._finish("command", ctx.actor.id, command, [], now, self.doc, None)
+        change.state = self.state
+        return self._revealing(change)
+
+    def _revealing(self, change: Change) -> Change:
+        """``change`` with the reveal of the period it was made in added."""
+        old: dict[str, Any] | None = self.doc.get("dice")
+        revealed = None if old is None else {k: old[k] for k in ("period", "seed", "commitment")}
+        new = self._new_period(1 if old is None else int(old["period"]) + 1, revealed)
+        params = {
+            "period": None if old is None else old["period"],
+            "seed": None if old is None else old["seed"],
+            "commitment": None if old is None else old["commitment"],
+            "next_period": new["period"],
+            "next_commitment": new["commitment"],
+            "next_fingerprint": fair_dice.fingerprint(new["commitment"]),
+        }
+        event = Event(code="dice_revealed", at=change.game, params=params, actor=change.actor)
+        doc = {**change.doc, "dice": new}
+        events = [*change.events, event]
+        out = self._finish(change.kind, change.actor, change.command, events, change.game, doc, change.result)
+        out.state, out.dice, out.undoable = change.state, change.dice, False
+        return out
+
     # -- internals ----------------------------------------------------------
 
     def _change(
@@ -454,6 +575,25 @@ class Table:
             doc,
             change.result,
         )
+
+
+def public_dice(dice: dict[str, Any]) -> dict[str, Any]:
+    """What every audience sees of a dice period: its number, commitment
+    and fingerprint, and the last period revealed (seed included); never
+    the current seed."""
+    return {
+        "period": dice["period"],
+        "commitment": dice["commitment"],
+        "fingerprint": fair_dice.fingerprint(dice["commitment"]),
+        "revealed": dice.get("revealed"),
+    }
+
+
+def without_seed(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` as it may leave the server (an export): its dice period
+    public, the seed not revealed yet left out."""
+    dice = doc.get("dice")
+    return doc if dice is None else {**doc, "dice": public_dice(dice)}
 
 
 def incarnations(doc: dict[str, Any]) -> dict[str, str]:
@@ -603,7 +743,14 @@ def _clock_event(anchor: Anchor, at: float) -> Event:
     return Event(code="clock_changed", at=at, params=params)
 
 
+def _dice_reveal(
+    t: Table, body: DiceReveal, wall: float, ctx: Ctx, state: Any, command: dict[str, Any]
+) -> Change:
+    return t.reveal(ctx, command)
+
+
 _TABLE_HANDLERS: dict[type[Command], Handler] = {
+    DiceReveal: _dice_reveal,
     CharacterCreate: _character_create,
     CharacterMeta: _character_meta,
     TableOptions: _table_options,

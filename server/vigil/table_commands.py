@@ -98,6 +98,11 @@ class ClockWorld(Command, kw_only=True, tag="clock.world"):
     world_time: GameTime
 
 
+class DiceReveal(Command, kw_only=True, tag="dice.reveal"):
+    """Reveal the current dice period's seed, so that anyone can verify its
+    rolls, and commit to a new period at once (docs/dice.md)."""
+
+
 class Undo(Command, kw_only=True, tag="undo"):
     """Undo the most recent GM command still undoable (a compensating
     change, never a rewrite of history)."""
@@ -165,6 +170,7 @@ TABLE_COMMANDS: tuple[type[Command], ...] = (
     ClockSet,
     ClockFollow,
     ClockWorld,
+    DiceReveal,
     Undo,
     TokenMint,
     TokenList,

@@ -69,6 +69,7 @@ class TableViews:
         self._anchor = Anchor()
         self._settings: dict[str, Any] = {}
         self._undo: dict[str, Any] | None = None
+        self._dice: dict[str, Any] | None = None
         self._renders: dict[str, CharacterRender] | None = None
         # What the renders were made from before the last change, so that
         # the next ones rebuild only what changed (see renders).
@@ -92,10 +93,11 @@ class TableViews:
         name: str,
         settings: dict[str, Any],
         undo: dict[str, Any] | None = None,
+        dice: dict[str, Any] | None = None,
     ) -> None:
         """The table is now at ``state`` (with these names and visibility,
-        clock anchor, name, settings and what an undo would take back);
-        what can be reused is kept."""
+        clock anchor, name, settings, what an undo would take back and the
+        public part of its dice period); what can be reused is kept."""
         previous = self._state
         if previous is not None and self._renders is not None:
             self._previous = (previous, self._meta, self._renders)
@@ -118,6 +120,7 @@ class TableViews:
         self._state, self._meta, self._anchor = state, meta, anchor
         self._name, self._settings = name, settings
         self._undo = same_or(undo, self._undo)
+        self._dice = dice
         self._renders = None
         if self._clock is not None:
             self._old_clock, self._clock = self._clock, None
@@ -147,6 +150,7 @@ class TableViews:
             anchor=self._anchor,
             settings=self._settings,
             undo=self._undo,
+            dice=self._dice,
             games=self._games,
             old_games=self._old_games,
             clock=self._clock,

@@ -221,6 +221,7 @@ def build_view(
     anchor: Anchor,
     settings: dict[str, Any],
     undo: dict[str, Any] | None = None,
+    dice: dict[str, Any] | None = None,
     games: GameViews | None = None,
     old_games: GameViews | None = None,
     clock: dict[str, Any] | None = None,
@@ -232,7 +233,8 @@ def build_view(
     whose equal parts the new ones share (see :func:`share_equal`).
     ``shared`` is the game's own memo for this state (``Game.public_table``).
     ``undo`` is what the GM's undo would take back now (the GM's alone, as
-    the history's commands are)."""
+    the history's commands are). ``dice`` is the dice period's public part
+    (its commitment, never its seed), the same for every audience."""
     is_gm = audience.kind == GM
     characters: dict[str, Any] = {}
     for cid, render in chars.items():
@@ -268,6 +270,8 @@ def build_view(
         "characters": characters,
         "game": game,
     }
+    if dice is not None:
+        view["dice"] = dice
     if is_gm:
         view["options"] = msgspec.to_builtins(state.options)
         view["settings"] = dict(settings)

@@ -1,7 +1,7 @@
 """Every table option of the three games, set from the GM page's options
 panel (issue 13), each with its effect seen on a page or in the next roll
 or command: Pain & Mettle's lot weights, manual dice and stabilize TN;
-DRYH's response boxes, despair per player, hope cleared at session end,
+DRYH's response boxes, despair per player, hope cleared and dice revealed at session end,
 wake resets, manual dice and failure consequences; Hursagmu's manual dice,
 resistance and wake hour; and for each game the server's
 ``pause_without_gm``.
@@ -189,6 +189,7 @@ async def test_dryh_options_from_the_page_and_their_effects(
         "response_boxes",
         "despair_per_player",
         "hope_clears_at_session_end",
+        "reveal_dice_at_session_end",
         "wake_resets",
         "manual_dice",
         "failure_consequences",
@@ -224,6 +225,20 @@ async def test_dryh_options_from_the_page_and_their_effects(
     await send_form(gm, "dryh.session_end")
     await expect(gm.locator("#hope")).to_have_text("0")
     await expect(player.locator("#hope")).to_have_text("0")
+
+    # reveal_dice_at_session_end (on by default, docs/dice.md): that session end
+    # revealed the dice seed and committed to a new period, whose fingerprint the
+    # player's top bar shows; with it off, a session end reveals nothing.
+    await player.wait_for_function("() => window.vigil.state.dice.revealed?.period === 1")
+    fingerprint = await player.evaluate("window.vigil.state.dice.fingerprint")
+    await expect(player.locator("#dice-proof")).to_contain_text(fingerprint)
+    await set_options(gm, reveal_dice_at_session_end=False)
+    await send_form(gm, "dryh.session_start")
+    await send_form(gm, "dryh.session_end")
+    rev = await gm.evaluate("window.vigil.rev")
+    await player.wait_for_function("(rev) => window.vigil.rev >= rev", arg=rev)
+    assert await player.evaluate("window.vigil.state.dice.period") == 2
+    await expect(player.locator("#dice-proof")).to_contain_text(fingerprint)
 
     # wake_resets off: the GM wakes a crashed character to exhaustion 6, not 0.
     crash = {"type": "correct", "char": "alice", "field": "status", "value": "crashed"}

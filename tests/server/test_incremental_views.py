@@ -21,7 +21,7 @@ from vigil.rules.dice import RandomDice
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.games import GAMES
 from vigil.rules.outcome import RuleError
-from vigil.table import Table
+from vigil.table import Table, public_dice
 from vigil.table_views import AudiencePatch
 from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, build_view, renders
 
@@ -40,6 +40,7 @@ def _fresh_view(table: Table, audience: Audience) -> dict[str, Any]:
         anchor=table.anchor,
         settings=table.settings,
         undo=table.undo_next(),
+        dice=public_dice(table.doc["dice"]),
     )
 
 

@@ -143,6 +143,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.character.create.help",
       "label": "VIGIL.Command.character.create.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -233,6 +234,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.character.meta.help",
       "label": "VIGIL.Command.character.meta.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -259,6 +261,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.character.remove.help",
       "label": "VIGIL.Command.character.remove.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -284,6 +287,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.clock.follow.help",
       "label": "VIGIL.Command.clock.follow.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -299,6 +303,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.clock.pause.help",
       "label": "VIGIL.Command.clock.pause.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -326,6 +331,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.clock.run.help",
       "label": "VIGIL.Command.clock.run.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -351,6 +357,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.clock.set.help",
       "label": "VIGIL.Command.clock.set.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -376,6 +383,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.clock.world.help",
       "label": "VIGIL.Command.clock.world.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -391,6 +399,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.combat.end.help",
       "label": "VIGIL.Command.combat.end.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -406,6 +415,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.combat.next_round.help",
       "label": "VIGIL.Command.combat.next_round.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -421,6 +431,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.combat.start.help",
       "label": "VIGIL.Command.combat.start.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -465,6 +476,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.correct.help",
       "label": "VIGIL.Command.correct.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -473,6 +485,22 @@ export const CATALOGUE = {
         "spectator": false
       },
       "type": "correct"
+    },
+    "dice.reveal": {
+      "fields": [],
+      "game": null,
+      "help": "VIGIL.Command.dice.reveal.help",
+      "label": "VIGIL.Command.dice.reveal.label",
+      "manual_dice": [],
+      "nonce": null,
+      "scope": "table",
+      "senders": {
+        "gm": true,
+        "operator": false,
+        "player": null,
+        "spectator": false
+      },
+      "type": "dice.reveal"
     },
     "dryh.cancel": {
       "fields": [
@@ -491,6 +519,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.cancel.help",
       "label": "VIGIL.Command.dryh.cancel.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -544,6 +573,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.choose.help",
       "label": "VIGIL.Command.dryh.choose.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -575,6 +605,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.clear_snap.help",
       "label": "VIGIL.Command.dryh.clear_snap.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -634,6 +665,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.declare.help",
       "label": "VIGIL.Command.dryh.declare.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -692,6 +724,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.despair_spend.help",
       "label": "VIGIL.Command.dryh.despair_spend.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -736,6 +769,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.help.help",
       "label": "VIGIL.Command.dryh.help.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -767,6 +801,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.hope_improve.help",
       "label": "VIGIL.Command.dryh.hope_improve.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -808,6 +843,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.hope_spend.help",
       "label": "VIGIL.Command.dryh.hope_spend.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -861,6 +897,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.open.help",
       "label": "VIGIL.Command.dryh.open.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -887,6 +924,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.recover_discipline.help",
       "label": "VIGIL.Command.dryh.recover_discipline.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -933,6 +971,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.resolve.help",
       "label": "VIGIL.Command.dryh.resolve.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -998,6 +1037,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1018,6 +1058,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.session_end.help",
       "label": "VIGIL.Command.dryh.session_end.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -1033,6 +1074,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.session_start.help",
       "label": "VIGIL.Command.dryh.session_start.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -1059,6 +1101,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.dryh.wake.help",
       "label": "VIGIL.Command.dryh.wake.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1124,6 +1167,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1213,6 +1257,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1287,6 +1332,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1343,6 +1389,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.hursagmu.harm.help",
       "label": "VIGIL.Command.hursagmu.harm.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1429,6 +1476,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1551,6 +1599,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "table",
       "senders": {
         "gm": true,
@@ -1626,6 +1675,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.hursagmu.poison.help",
       "label": "VIGIL.Command.hursagmu.poison.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1691,6 +1741,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1750,6 +1801,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.hursagmu.rest_terms.help",
       "label": "VIGIL.Command.hursagmu.rest_terms.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1834,6 +1886,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1876,6 +1929,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.hursagmu.senses.help",
       "label": "VIGIL.Command.hursagmu.senses.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -1941,6 +1995,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2079,6 +2134,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2202,6 +2258,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2248,6 +2305,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.discipline_set.help",
       "label": "VIGIL.Command.mettle.discipline_set.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2283,6 +2341,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.effort.help",
       "label": "VIGIL.Command.mettle.effort.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2323,6 +2382,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.heal.help",
       "label": "VIGIL.Command.mettle.heal.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2367,6 +2427,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.injury_add.help",
       "label": "VIGIL.Command.mettle.injury_add.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2412,6 +2473,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.injury_reduce.help",
       "label": "VIGIL.Command.mettle.injury_reduce.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2448,6 +2510,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.injury_remove.help",
       "label": "VIGIL.Command.mettle.injury_remove.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2494,6 +2557,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.kit_set.help",
       "label": "VIGIL.Command.mettle.kit_set.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2582,6 +2646,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2617,6 +2682,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.rattle.help",
       "label": "VIGIL.Command.mettle.rattle.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2652,6 +2718,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.relieve.help",
       "label": "VIGIL.Command.mettle.relieve.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2678,6 +2745,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.rest_start.help",
       "label": "VIGIL.Command.mettle.rest_start.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2709,6 +2777,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.rest_stop.help",
       "label": "VIGIL.Command.mettle.rest_stop.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2749,6 +2818,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.shake_off.help",
       "label": "VIGIL.Command.mettle.shake_off.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2887,6 +2957,7 @@ export const CATALOGUE = {
         "faces",
         "lots"
       ],
+      "nonce": "nonce",
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2931,6 +3002,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.stabilize_by_fiat.help",
       "label": "VIGIL.Command.mettle.stabilize_by_fiat.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -2971,6 +3043,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.mettle.strenuous.help",
       "label": "VIGIL.Command.mettle.strenuous.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -3010,6 +3083,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.revive.help",
       "label": "VIGIL.Command.revive.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "character",
       "senders": {
         "gm": true,
@@ -3034,6 +3108,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.table.archive.help",
       "label": "VIGIL.Command.table.archive.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3093,6 +3168,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.table.create.help",
       "label": "VIGIL.Command.table.create.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "operator",
       "senders": {
         "gm": false,
@@ -3119,6 +3195,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.table.delete.help",
       "label": "VIGIL.Command.table.delete.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "operator",
       "senders": {
         "gm": false,
@@ -3134,6 +3211,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.table.export.help",
       "label": "VIGIL.Command.table.export.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3168,6 +3246,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.table.import.help",
       "label": "VIGIL.Command.table.import.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "operator",
       "senders": {
         "gm": false,
@@ -3183,6 +3262,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.table.list.help",
       "label": "VIGIL.Command.table.list.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "operator",
       "senders": {
         "gm": false,
@@ -3207,6 +3287,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.table.options.help",
       "label": "VIGIL.Command.table.options.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3222,6 +3303,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.table.reset_history.help",
       "label": "VIGIL.Command.table.reset_history.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3237,6 +3319,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.table.rotate_key.help",
       "label": "VIGIL.Command.table.rotate_key.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3252,6 +3335,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.token.list.help",
       "label": "VIGIL.Command.token.list.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3320,6 +3404,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.token.mint.help",
       "label": "VIGIL.Command.token.mint.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3345,6 +3430,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.token.revoke.help",
       "label": "VIGIL.Command.token.revoke.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3360,6 +3446,7 @@ export const CATALOGUE = {
       "help": "VIGIL.Command.undo.help",
       "label": "VIGIL.Command.undo.label",
       "manual_dice": [],
+      "nonce": null,
       "scope": "table",
       "senders": {
         "gm": true,
@@ -3402,6 +3489,7 @@ export const CATALOGUE = {
         "clock.set",
         "clock.follow",
         "clock.world",
+        "dice.reveal",
         "undo",
         "token.mint",
         "token.list",
@@ -5304,6 +5392,14 @@ export const CATALOGUE = {
           "type": "boolean"
         },
         {
+          "default": true,
+          "label": "VIGIL.Field.reveal_dice_at_session_end",
+          "name": "reveal_dice_at_session_end",
+          "nullable": false,
+          "required": false,
+          "type": "boolean"
+        },
+        {
           "default": false,
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
@@ -5473,6 +5569,7 @@ export const CATALOGUE = {
         "clock.set",
         "clock.follow",
         "clock.world",
+        "dice.reveal",
         "undo",
         "token.mint",
         "token.list",
@@ -6445,6 +6542,7 @@ export const CATALOGUE = {
         "clock.set",
         "clock.follow",
         "clock.world",
+        "dice.reveal",
         "undo",
         "token.mint",
         "token.list",

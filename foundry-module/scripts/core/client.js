@@ -75,6 +75,26 @@ const disconnected = () => new VigilError("disconnected", {}, "the connection to
 
 let idCounter = 0;
 const idPrefix = Math.random().toString(36).slice(2, 8);
+/**
+ * This client's entropy for a rolling command's dice (docs/dice.md): 16
+ * random bytes as 32 hex digits. `crypto.getRandomValues` exists over
+ * plain HTTP too (WebCrypto's `subtle` does not).
+ */
+export function newNonce() {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * `body` with a nonce of this client when its command rolls dice (the
+ * catalogue names the field) and it carries none: the server committed to
+ * its seed before it sees the nonce, so neither side can aim a face.
+ */
+export function withNonce(body) {
+  const field = CATALOGUE.commands[body?.type]?.nonce;
+  return field && body[field] === undefined ? { ...body, [field]: newNonce() } : body;
+}
+
 function nextId() {
   idCounter += 1;
   return `${idPrefix}-${idCounter}`;
@@ -176,11 +196,13 @@ export class VigilClient extends EventTarget {
    * never applies the command twice. A command not answered within 30 s of
    * its first send is rejected with `disconnected` (or the last
    * `outcome_unknown`): it may or may not have been applied, the state tells.
+   * A rolling command gets a random nonce of this client (see `withNonce`),
+   * kept over resends (they send the same body).
    * @param {object} body e.g. {type: "mettle.pain", char: "brannoc", amount: 7}
    * @param {{table?: string|null}} [opts] table id; defaults to this connection's table
    */
   send(body, { table } = {}) {
-    const msg = { type: "cmd", id: nextId(), body };
+    const msg = { type: "cmd", id: nextId(), body: withNonce(body) };
     const t = table === undefined ? this.tableId : table;
     if (t) msg.table = t;
     return this._request(msg, true);

@@ -24,7 +24,7 @@ from websockets.http11 import Request, Response
 from vigil import event_loop, foundry_package, resources
 from vigil.net.hub import Hub
 
-PAGES = {"/": "dashboard.html", "/watch": "watch.html"}
+PAGES = {"/": "dashboard.html", "/watch": "watch.html", "/verify": "verify.html"}
 SECURITY_HEADERS = {
     "Cache-Control": "no-cache",
     "X-Content-Type-Options": "nosniff",

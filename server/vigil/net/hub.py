@@ -314,6 +314,7 @@ class Hub:
             table = Table.new(table_id, GAMES[system], name, options, wall, undo_depth=depth)
         else:
             table = Table(id=table_id, system=GAMES[system], epoch=1, rev=0, doc=doc, undo_depth=depth)
+            table.ensure_period()
         record = TableRecord(id=table_id, system=system, name=name, key=auth.new_key(), epoch=1, created=wall)
         try:
             await asyncio.to_thread(self.store.create_table, record, table.doc)

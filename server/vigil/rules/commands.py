@@ -40,6 +40,18 @@ Sheet = Annotated[dict[str, Any], msgspec.Meta(extra={"shape": "sheet"})]
 FieldPath = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 ManualFaces = Annotated[list[Annotated[int, msgspec.Meta(ge=1, le=20)]], msgspec.Meta(max_length=64)]
 ManualLots = Annotated[list[Annotated[int, msgspec.Meta(ge=0, le=15)]], msgspec.Meta(max_length=16)]
+Nonce = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=32,
+        max_length=32,
+        pattern=whole("[0-9a-f]+"),
+        description="16 random bytes of the rolling client, as 32 lowercase hex digits (docs/dice.md).",
+    ),
+]
+"""A client's contribution to the dice of its command: the server has
+committed to its seed before it sees the nonce, and the client never sees
+the seed, so neither can aim a face."""
 ManualDice = Annotated[
     bool,
     msgspec.Meta(
@@ -59,10 +71,13 @@ class Command(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, tag_fiel
 class Rolls(Command, kw_only=True):
     """A command that rolls dice. With table option ``manual_dice`` the GM may
     give ``faces`` (and ``lots`` for a drawn Cast Lot) instead of the server
-    rolling; they are consumed in the order the rules draw them."""
+    rolling; they are consumed in the order the rules draw them. ``nonce``
+    is the sending client's entropy, mixed into every die the command rolls
+    (``docs/dice.md``); the client library sends one by default."""
 
     faces: ManualFaces | None = None
     lots: ManualLots | None = None
+    nonce: Nonce | None = None
 
 
 class AddCharacter(Command, kw_only=True, tag="character.add"):

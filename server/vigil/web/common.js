@@ -173,3 +173,24 @@ export const STATUS_WORDS = {
   refused: "Refused",
   closed: "Disconnected",
 };
+
+/**
+ * Where the /verify page checks the dice this viewer was shown: its own
+ * token in the fragment (the page moves it out of the address bar).
+ */
+export const verifyUrl = (token) => `/verify#token=${encodeURIComponent(token)}`;
+
+/**
+ * The dice period's fingerprint (docs/dice.md), shown wherever rolls are so
+ * that a viewer can compare it with the commitment a reveal proves; its
+ * title holds the whole commitment. Null for a table with no period.
+ */
+export function diceFingerprint(state, cls = "dice-proof") {
+  const dice = state?.dice;
+  if (!dice) return null;
+  return h(
+    "span",
+    { class: cls, title: t("VIGIL.Dice.fingerprintTitle", dice), dataset: { commitment: dice.commitment } },
+    t("VIGIL.Dice.fingerprint", dice),
+  );
+}

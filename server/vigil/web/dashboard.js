@@ -24,6 +24,7 @@ import { buildForm, choiceLabel, commandLabel, maySend, subjectField } from "/cl
 import { answersAWait, blockedBy, characterOffers, mayAct, waitsOn } from "/client/core/offers.js";
 import {
   STATUS_WORDS,
+  diceFingerprint,
   errorSentence,
   eventSentence,
   formatGameTime,
@@ -33,11 +34,13 @@ import {
   t,
   takeToken,
   trackEdits,
+  verifyUrl,
   wsUrl,
 } from "./common.js";
 import { characterCard, diceByPool, die, phaseTrack, reading, tick } from "./render.js";
 
 const TOKEN_KEY = "vigil.dashboard.token";
+let pageToken = null; // this page's token: the /verify page it opens reads what it may
 const $ = (id) => document.getElementById(id);
 
 let client = null;
@@ -86,6 +89,7 @@ function showLogin(reason = "") {
 }
 
 function start(token) {
+  pageToken = token;
   $("login").hidden = true;
   $("signout").hidden = false;
   client = new VigilClient({ url: wsUrl(), token, clientName: "vigil-web" });
@@ -570,6 +574,7 @@ function renderTable() {
   $("table-title").textContent = `${state.name} · ${t(`VIGIL.Game.${state.system}`)}`;
   $("table-title").title = $("table-title").textContent;
   document.title = `${state.name} — Vigil`;
+  renderDiceProof(state);
   renderClock(state);
   if (gm) renderUndo(state);
 
@@ -1047,6 +1052,18 @@ function renderHistory() {
     ),
   );
   $("history-older").hidden = historyOldest === null;
+}
+
+/** The dice period's fingerprint in the top bar and the history's verify button, both opening /verify. */
+function renderDiceProof(state) {
+  const link = $("dice-proof");
+  const proof = diceFingerprint(state);
+  link.hidden = !proof;
+  swap(link, proof ? [proof] : []);
+  const verify = $("history-verify");
+  verify.hidden = !pageToken;
+  verify.textContent = t("VIGIL.Verify.button");
+  if (pageToken) link.href = verify.href = verifyUrl(pageToken);
 }
 
 /** Dice faces carried by an event: DRYH pools, or plain faces of other games. */

@@ -35,7 +35,20 @@
 
 import { VigilClient } from "/client/core/client.js";
 import { badgeKey, badgeLook, badgeShortKey, counterKey, counters, rattleMeter } from "/client/core/display.js";
-import { STATUS_WORDS, errorSentence, eventSentence, formatGameTime, h, loadCatalogue, swap, t, takeToken, wsUrl } from "./common.js";
+import {
+  STATUS_WORDS,
+  diceFingerprint,
+  errorSentence,
+  eventSentence,
+  formatGameTime,
+  h,
+  loadCatalogue,
+  swap,
+  t,
+  takeToken,
+  verifyUrl,
+  wsUrl,
+} from "./common.js";
 import { characterCard, countdown, countdownsOf, die, diceByPool, phaseTrack, reading, tick } from "./render.js";
 
 const TOKEN_KEY = "vigil.watch.token";
@@ -57,6 +70,7 @@ const CORNERS = ["top-right", "top-left", "bottom-left", "bottom-right"];
 const POOL_REVEAL_S = 0.7;
 
 let client = null;
+let token = null;
 let lastRoll = null; // the newest resolved roll or check from the public history
 let historyTimer = null;
 let view = readView();
@@ -202,13 +216,21 @@ function revealed(pools, signature) {
   return pools;
 }
 
+/**
+ * The dice fingerprint beside a roll, in the layouts that show a roll
+ * without the page's header (which carries it in the others).
+ */
+function rollProof(state) {
+  return view.layout === "roll" || view.layout === "lower-third" ? diceFingerprint(state) : null;
+}
+
 function rollView(state, char, roll) {
   const who = names(state);
   const pools = roll.dice ? revealed(diceByPool(roll.dice, roll.dominant, who), `${char}|${JSON.stringify(roll.dice)}`) : null;
   return h(
     "section",
     { class: `roll phase-${roll.phase}`, dataset: { roll: char, phase: roll.phase } },
-    h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.roll", { name: who[char] ?? char })), phaseTrack(roll.phase)),
+    h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.roll", { name: who[char] ?? char })), phaseTrack(roll.phase), rollProof(state)),
     roll.helpers?.length ? h("p", { class: "muted" }, t("VIGIL.Watch.helpedBy", { names: roll.helpers.map((x) => who[x] ?? x).join(", ") })) : null,
     pools,
     reading(roll),
@@ -224,7 +246,7 @@ function lastRollView(state) {
     return h(
       "section",
       { class: "roll last-roll", dataset: { roll: roll.protagonist, phase: "done" } },
-      h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.lastRoll", { name: who[roll.protagonist] ?? roll.protagonist }))),
+      h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.lastRoll", { name: who[roll.protagonist] ?? roll.protagonist })), rollProof(state)),
       revealed(diceByPool(roll.dice, roll.dominant, who), `${roll.protagonist}|${JSON.stringify(roll.dice)}`),
       reading(roll),
     );
@@ -236,6 +258,7 @@ function lastRollView(state) {
     { class: "roll last-roll check", dataset: { roll: ev.char ?? "", phase: "done" } },
     faces.length ? h("span", { class: "dice" }, faces.map((f) => die(state.system, "plain", f))) : null,
     h("p", { class: "reading" }, eventSentence(ev, who)),
+    rollProof(state),
   );
 }
 
@@ -266,6 +289,8 @@ function render() {
   $("watch-title").textContent = state.name;
   const c = state.clock;
   $("watch-combat").textContent = c.in_combat ? t("VIGIL.Watch.round", { round: c.round }) : "";
+  const proof = diceFingerprint(state);
+  swap($("watch-dice"), proof ? [h("a", { href: verifyUrl(token), target: "_blank", rel: "noopener" }, proof)] : []);
   const dryh = state.system === "dryh";
   const coins = dryh && view.layout !== "roll" && view.layout !== "character";
   $("watch-coins").hidden = !coins;
@@ -387,7 +412,7 @@ async function refreshLastRoll() {
 
 async function main() {
   await loadCatalogue();
-  const { token } = takeToken(TOKEN_KEY);
+  ({ token } = takeToken(TOKEN_KEY));
   view = readView();
   applyView();
   window.addEventListener("hashchange", () => {

@@ -377,13 +377,16 @@ RULE_BOOK = RuleBook(
                     title="End of session",
                     does=(
                         "When the GM ends the session, hope becomes 0 if table option "
-                        "`hope_clears_at_session_end` is on."
+                        "`hope_clears_at_session_end` is on, and the dice period's seed is revealed "
+                        "(a new period committed) if `reveal_dice_at_session_end` is on."
                     ),
                     decisions=(
                         "The option is off by default: the Mortal Coils text never takes hope away, "
                         "so clearing the players' shared coins is left for a group to opt into.",
+                        "The reveal is on by default: a session's end is when a group looks back at "
+                        "its rolls, and a reveal then lets anyone verify them.",
                     ),
-                    options=("hope_clears_at_session_end",),
+                    options=("hope_clears_at_session_end", "reveal_dice_at_session_end"),
                     code=(_SESSION,),
                 ),
             ),

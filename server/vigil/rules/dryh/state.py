@@ -72,6 +72,15 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     hope_clears_at_session_end: Annotated[
         bool, msgspec.Meta(description="Hope goes back to 0 when the GM ends the session.")
     ] = False
+    reveal_dice_at_session_end: Annotated[
+        bool,
+        msgspec.Meta(
+            description=(
+                "Ending the session reveals the dice period's seed, so that anyone can verify the "
+                "session's rolls, and commits to a new one (docs/dice.md)."
+            )
+        ),
+    ] = True
     manual_dice: ManualDice = False
 
 
