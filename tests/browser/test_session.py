@@ -186,6 +186,8 @@ async def test_dryh_session_player_declares_rolls_and_chooses(
     legal = await gm.evaluate("window.vigil.state.game.rolls.alice.legal.failures")
     failure = roll_on(gm).locator("select[name=failure]")
     if len(legal) > 1:
+        # The page draws the menu once it has drawn this state (expect waits).
+        await expect(failure.locator("option")).to_have_count(len(legal))
         assert await failure.locator("option").evaluate_all("(os) => os.map((o) => o.value)") == legal
         assert "exhaustion" in legal or "fight" in legal  # the option is on and the roll failed
     else:
@@ -196,13 +198,16 @@ async def test_dryh_session_player_declares_rolls_and_chooses(
 
     # Pending choices: each on its chooser's page (Alice's on the player's),
     # with the legal moves only.
-    for _ in range(4):
+    # How many choices come depends on the dice: one answered per round,
+    # as many rounds as a roll can ask (bounded).
+    for _ in range(12):
         state = await gm.evaluate("window.vigil.state.game.rolls.alice ?? null")
         if state is None:
             break
         for who, moves in state["legal"]["choices"].items():
             page = player if who == "alice" else gm
             select = roll_on(page).locator(f"form[data-who='{who}'] select[name=choice]")
+            await expect(select.locator("option")).to_have_count(len(moves))
             assert await select.locator("option").evaluate_all("(os) => os.map((o) => o.value)") == moves
             if who == "alice":
                 await expect(roll_on(gm)).to_contain_text(
