@@ -44,7 +44,8 @@ for (const version of [12, 13]) {
     const actors = [{ id: "actB", name: "Brannoc", testUserPermission: (u, level) => level === "OWNER" && u.id === "u-alice" }];
     const world = new FakeWorld({ id: `world-v${version}`, users: USERS, lang, actors });
     const gm = world.browser("gm1", { version });
-    const token = new FakeToken({ id: "tokB", actorId: "actB", name: "Brannoc" });
+    // Each run links a token of its own: the server refuses a link that changes nothing (no_change).
+    const token = new FakeToken({ id: `tokB-gm-v${version}`, actorId: "actB", name: "Brannoc" });
     Object.assign(globalThis, {
       Hooks: gm.Hooks, game: gm.game, ui: gm.ui, CONFIG: gm.CONFIG, canvas: fakeCanvas([token]), PIXI,
       foundry: { applications: { api: { ApplicationV2: FakeApplicationV2 } } }, document: new FakeDocument(),
@@ -119,7 +120,7 @@ for (const version of [12, 13]) {
     await gm.game.settings.set(MODULE_ID, "serverUrl", server.wsUrl);
     const gmConn = gmConnection(server.wsUrl, server.gmToken);
     const gmDelivery = new TokenDelivery(gmConn, gm);
-    const token = new FakeToken({ id: "tokB", actorId: "actB", name: "Brannoc" });
+    const token = new FakeToken({ id: `tokB-player-v${version}`, actorId: "actB", name: "Brannoc" });
     const savedCrypto = Object.getOwnPropertyDescriptor(globalThis, "crypto");
     let vigil = null;
     try {

@@ -64,8 +64,21 @@ export const CATALOGUE = {
   },
   "commands": {
     "character.create": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
+          "label": "VIGIL.Field.name",
+          "max_length": 64,
+          "min_length": 1,
+          "name": "name",
+          "nullable": false,
+          "required": true,
+          "type": "string"
+        },
+        {
+          "entry": "person",
+          "from": "name",
           "label": "VIGIL.Field.id",
           "max_length": 64,
           "min_length": 1,
@@ -76,21 +89,13 @@ export const CATALOGUE = {
           "type": "string"
         },
         {
-          "label": "VIGIL.Field.name",
-          "max_length": 64,
-          "min_length": 1,
-          "name": "name",
-          "nullable": false,
-          "required": true,
-          "type": "string"
-        },
-        {
           "choice_labels": "VIGIL.Choice.kind",
           "choices": [
             "pc",
             "npc"
           ],
           "default": "pc",
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": false,
@@ -105,6 +110,7 @@ export const CATALOGUE = {
             "hidden"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.visibility",
           "name": "visibility",
           "nullable": true,
@@ -113,6 +119,7 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "label": "VIGIL.Field.sheet",
           "name": "sheet",
           "nullable": false,
@@ -122,6 +129,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.actor_id",
           "max_length": 64,
           "name": "actor_id",
@@ -131,6 +139,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.token_id",
           "max_length": 64,
           "name": "token_id",
@@ -139,7 +148,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.character.create.help",
       "label": "VIGIL.Command.character.create.label",
       "manual_dice": [],
@@ -153,8 +164,10 @@ export const CATALOGUE = {
       "type": "character.create"
     },
     "character.meta": {
+      "edits_current": true,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -166,6 +179,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "min_length": 1,
@@ -181,6 +195,7 @@ export const CATALOGUE = {
             "npc"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": true,
@@ -195,6 +210,7 @@ export const CATALOGUE = {
             "hidden"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.visibility",
           "name": "visibility",
           "nullable": true,
@@ -203,6 +219,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.notes",
           "max_length": 2000,
           "name": "notes",
@@ -212,6 +229,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.actor_id",
           "max_length": 64,
           "name": "actor_id",
@@ -221,6 +239,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.token_id",
           "max_length": 64,
           "name": "token_id",
@@ -229,7 +248,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.character.meta.help",
       "label": "VIGIL.Command.character.meta.label",
       "manual_dice": [],
@@ -243,8 +264,10 @@ export const CATALOGUE = {
       "type": "character.meta"
     },
     "character.remove": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -255,7 +278,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.character.remove.help",
       "label": "VIGIL.Command.character.remove.label",
       "manual_dice": [],
@@ -269,18 +294,23 @@ export const CATALOGUE = {
       "type": "character.remove"
     },
     "clock.follow": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.world_time",
           "max": 100000000000.0,
           "min": 0,
           "name": "world_time",
           "nullable": false,
           "required": true,
+          "time": "clock",
           "type": "number"
         }
       ],
+      "foundry_only": true,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.clock.follow.help",
       "label": "VIGIL.Command.clock.follow.label",
       "manual_dice": [],
@@ -294,8 +324,11 @@ export const CATALOGUE = {
       "type": "clock.follow"
     },
     "clock.pause": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.clock.pause.help",
       "label": "VIGIL.Command.clock.pause.label",
       "manual_dice": [],
@@ -309,9 +342,11 @@ export const CATALOGUE = {
       "type": "clock.pause"
     },
     "clock.run": {
+      "edits_current": false,
       "fields": [
         {
           "default": 1.0,
+          "entry": "person",
           "label": "VIGIL.Field.rate",
           "max": 1000,
           "min": 0,
@@ -322,7 +357,9 @@ export const CATALOGUE = {
           "type": "number"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.clock.run.help",
       "label": "VIGIL.Command.clock.run.label",
       "manual_dice": [],
@@ -336,18 +373,23 @@ export const CATALOGUE = {
       "type": "clock.run"
     },
     "clock.set": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.to",
           "max": 100000000000.0,
           "min": 0,
           "name": "to",
           "nullable": false,
           "required": true,
+          "time": "clock",
           "type": "number"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.clock.set.help",
       "label": "VIGIL.Command.clock.set.label",
       "manual_dice": [],
@@ -361,18 +403,23 @@ export const CATALOGUE = {
       "type": "clock.set"
     },
     "clock.world": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.world_time",
           "max": 100000000000.0,
           "min": 0,
           "name": "world_time",
           "nullable": false,
           "required": true,
+          "time": "clock",
           "type": "number"
         }
       ],
+      "foundry_only": true,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.clock.world.help",
       "label": "VIGIL.Command.clock.world.label",
       "manual_dice": [],
@@ -386,8 +433,11 @@ export const CATALOGUE = {
       "type": "clock.world"
     },
     "combat.end": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.combat.end.help",
       "label": "VIGIL.Command.combat.end.label",
       "manual_dice": [],
@@ -401,8 +451,11 @@ export const CATALOGUE = {
       "type": "combat.end"
     },
     "combat.next_round": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.combat.next_round.help",
       "label": "VIGIL.Command.combat.next_round.label",
       "manual_dice": [],
@@ -416,8 +469,11 @@ export const CATALOGUE = {
       "type": "combat.next_round"
     },
     "combat.start": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.combat.start.help",
       "label": "VIGIL.Command.combat.start.label",
       "manual_dice": [],
@@ -431,9 +487,11 @@ export const CATALOGUE = {
       "type": "combat.start"
     },
     "correct": {
+      "edits_current": false,
       "fields": [
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -444,6 +502,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.field",
           "max_length": 128,
           "min_length": 1,
@@ -453,6 +512,7 @@ export const CATALOGUE = {
           "type": "string"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.value",
           "name": "value",
           "nullable": false,
@@ -461,7 +521,9 @@ export const CATALOGUE = {
           "type": "per_game"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.correct.help",
       "label": "VIGIL.Command.correct.label",
       "manual_dice": [],
@@ -475,8 +537,10 @@ export const CATALOGUE = {
       "type": "correct"
     },
     "dryh.cancel": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -487,7 +551,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.cancel.help",
       "label": "VIGIL.Command.dryh.cancel.label",
       "manual_dice": [],
@@ -501,8 +567,10 @@ export const CATALOGUE = {
       "type": "dryh.cancel"
     },
     "dryh.choose": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -514,6 +582,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.who",
           "max_length": 64,
           "min_length": 1,
@@ -533,6 +602,7 @@ export const CATALOGUE = {
             "check_fight",
             "check_flight"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.choice",
           "name": "choice",
           "nullable": false,
@@ -540,7 +610,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.choose.help",
       "label": "VIGIL.Command.dryh.choose.label",
       "manual_dice": [],
@@ -559,8 +631,10 @@ export const CATALOGUE = {
       "type": "dryh.choose"
     },
     "dryh.clear_snap": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -571,7 +645,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "conditions",
       "help": "VIGIL.Command.dryh.clear_snap.help",
       "label": "VIGIL.Command.dryh.clear_snap.label",
       "manual_dice": [],
@@ -585,8 +661,10 @@ export const CATALOGUE = {
       "type": "dryh.clear_snap"
     },
     "dryh.declare": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -598,6 +676,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.madness",
           "max": 6,
           "min": 0,
@@ -608,6 +687,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.exhaustion_up",
           "name": "exhaustion_up",
           "nullable": true,
@@ -623,6 +703,7 @@ export const CATALOGUE = {
             "madness"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.talent",
           "name": "talent",
           "nullable": true,
@@ -630,7 +711,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.declare.help",
       "label": "VIGIL.Command.dryh.declare.label",
       "manual_dice": [],
@@ -649,8 +732,10 @@ export const CATALOGUE = {
       "type": "dryh.declare"
     },
     "dryh.despair_spend": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -668,6 +753,7 @@ export const CATALOGUE = {
             "madness",
             "pain"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.pool",
           "name": "pool",
           "nullable": false,
@@ -681,6 +767,7 @@ export const CATALOGUE = {
             "remove"
           ],
           "default": "add",
+          "entry": "person",
           "label": "VIGIL.Field.op",
           "name": "op",
           "nullable": false,
@@ -688,7 +775,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.despair_spend.help",
       "label": "VIGIL.Command.dryh.despair_spend.label",
       "manual_dice": [],
@@ -702,8 +791,10 @@ export const CATALOGUE = {
       "type": "dryh.despair_spend"
     },
     "dryh.help": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -714,6 +805,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.helper",
           "max_length": 64,
           "min_length": 1,
@@ -725,6 +817,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.leave",
           "name": "leave",
           "nullable": false,
@@ -732,7 +825,9 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.help.help",
       "label": "VIGIL.Command.dryh.help.label",
       "manual_dice": [],
@@ -751,8 +846,10 @@ export const CATALOGUE = {
       "type": "dryh.help"
     },
     "dryh.hope_improve": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -763,7 +860,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.hope_improve.help",
       "label": "VIGIL.Command.dryh.hope_improve.label",
       "manual_dice": [],
@@ -779,8 +878,10 @@ export const CATALOGUE = {
       "type": "dryh.hope_improve"
     },
     "dryh.hope_spend": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -797,6 +898,7 @@ export const CATALOGUE = {
             "fight",
             "flight"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.what",
           "name": "what",
           "nullable": false,
@@ -804,7 +906,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.hope_spend.help",
       "label": "VIGIL.Command.dryh.hope_spend.label",
       "manual_dice": [],
@@ -823,8 +927,10 @@ export const CATALOGUE = {
       "type": "dryh.hope_spend"
     },
     "dryh.open": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -835,6 +941,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.pain",
           "max": 30,
           "min": 0,
@@ -850,6 +957,7 @@ export const CATALOGUE = {
             "nightmare"
           ],
           "default": "environmental",
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": false,
@@ -857,7 +965,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.open.help",
       "label": "VIGIL.Command.dryh.open.label",
       "manual_dice": [],
@@ -871,8 +981,10 @@ export const CATALOGUE = {
       "type": "dryh.open"
     },
     "dryh.recover_discipline": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -883,7 +995,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.recover_discipline.help",
       "label": "VIGIL.Command.dryh.recover_discipline.label",
       "manual_dice": [],
@@ -902,8 +1016,10 @@ export const CATALOGUE = {
       "type": "dryh.recover_discipline"
     },
     "dryh.resolve": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -922,6 +1038,7 @@ export const CATALOGUE = {
             "flight"
           ],
           "default": "none",
+          "entry": "person",
           "label": "VIGIL.Field.failure",
           "name": "failure",
           "nullable": false,
@@ -929,7 +1046,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.resolve.help",
       "label": "VIGIL.Command.dryh.resolve.label",
       "manual_dice": [],
@@ -943,8 +1062,10 @@ export const CATALOGUE = {
       "type": "dryh.resolve"
     },
     "dryh.roll": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -956,7 +1077,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -974,7 +1097,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -991,7 +1116,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.roll.help",
       "label": "VIGIL.Command.dryh.roll.label",
       "manual_dice": [
@@ -1013,8 +1140,11 @@ export const CATALOGUE = {
       "type": "dryh.roll"
     },
     "dryh.session_end": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "table",
       "help": "VIGIL.Command.dryh.session_end.help",
       "label": "VIGIL.Command.dryh.session_end.label",
       "manual_dice": [],
@@ -1028,8 +1158,11 @@ export const CATALOGUE = {
       "type": "dryh.session_end"
     },
     "dryh.session_start": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "table",
       "help": "VIGIL.Command.dryh.session_start.help",
       "label": "VIGIL.Command.dryh.session_start.label",
       "manual_dice": [],
@@ -1043,8 +1176,10 @@ export const CATALOGUE = {
       "type": "dryh.session_start"
     },
     "dryh.wake": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1055,7 +1190,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "conditions",
       "help": "VIGIL.Command.dryh.wake.help",
       "label": "VIGIL.Command.dryh.wake.label",
       "manual_dice": [],
@@ -1069,8 +1206,10 @@ export const CATALOGUE = {
       "type": "dryh.wake"
     },
     "hursagmu.break_fall": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1082,7 +1221,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1100,7 +1241,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1117,7 +1260,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.break_fall.help",
       "label": "VIGIL.Command.hursagmu.break_fall.label",
       "manual_dice": [
@@ -1139,8 +1284,10 @@ export const CATALOGUE = {
       "type": "hursagmu.break_fall"
     },
     "hursagmu.damage": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1151,6 +1298,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 100,
           "min": 1,
@@ -1161,6 +1309,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.bonus",
           "max": 50,
           "min": -50,
@@ -1171,7 +1320,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1189,7 +1340,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1206,7 +1359,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.damage.help",
       "label": "VIGIL.Command.hursagmu.damage.label",
       "manual_dice": [
@@ -1223,8 +1378,10 @@ export const CATALOGUE = {
       "type": "hursagmu.damage"
     },
     "hursagmu.fall": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1235,6 +1392,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.spaces",
           "max": 10000,
           "min": 0,
@@ -1245,7 +1403,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1263,7 +1423,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1280,7 +1442,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.fall.help",
       "label": "VIGIL.Command.hursagmu.fall.label",
       "manual_dice": [
@@ -1297,8 +1461,10 @@ export const CATALOGUE = {
       "type": "hursagmu.fall"
     },
     "hursagmu.harm": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1310,6 +1476,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.stuns",
           "max": 100,
           "min": 0,
@@ -1320,6 +1487,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.wounds",
           "max": 100,
           "min": 0,
@@ -1330,6 +1498,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.shocks",
           "max": 100,
           "min": 0,
@@ -1339,7 +1508,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.harm.help",
       "label": "VIGIL.Command.hursagmu.harm.label",
       "manual_dice": [],
@@ -1353,8 +1524,10 @@ export const CATALOGUE = {
       "type": "hursagmu.harm"
     },
     "hursagmu.heal": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.patient",
           "max_length": 64,
           "min_length": 1,
@@ -1366,6 +1539,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.healer",
           "max_length": 64,
           "min_length": 1,
@@ -1377,6 +1551,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.healer_level",
           "max": 100,
           "min": -20,
@@ -1387,7 +1562,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1405,7 +1582,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1422,7 +1601,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.heal.help",
       "label": "VIGIL.Command.hursagmu.heal.label",
       "manual_dice": [
@@ -1439,9 +1620,11 @@ export const CATALOGUE = {
       "type": "hursagmu.heal"
     },
     "hursagmu.morning": {
+      "edits_current": false,
       "fields": [
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1453,7 +1636,9 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "keys": {
+            "entry": "person",
             "label": "VIGIL.Field.key",
             "max_length": 64,
             "min_length": 1,
@@ -1470,9 +1655,11 @@ export const CATALOGUE = {
           "required": false,
           "type": "map",
           "values": {
+            "entry": "person",
             "fields": [
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.wound_difficulty",
                 "max": 50,
                 "min": 0,
@@ -1483,6 +1670,7 @@ export const CATALOGUE = {
               },
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.shock_difficulty",
                 "max": 50,
                 "min": 0,
@@ -1493,6 +1681,7 @@ export const CATALOGUE = {
               },
               {
                 "default": false,
+                "entry": "person",
                 "label": "VIGIL.Field.spoiled",
                 "name": "spoiled",
                 "nullable": false,
@@ -1509,7 +1698,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1527,7 +1718,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1544,7 +1737,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "conditions",
       "help": "VIGIL.Command.hursagmu.morning.help",
       "label": "VIGIL.Command.hursagmu.morning.label",
       "manual_dice": [
@@ -1561,8 +1756,10 @@ export const CATALOGUE = {
       "type": "hursagmu.morning"
     },
     "hursagmu.poison": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1573,6 +1770,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.damage",
           "max": 100,
           "min": 1,
@@ -1582,21 +1780,25 @@ export const CATALOGUE = {
           "type": "integer"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.interval",
           "max": 3153600000,
           "min": 1,
           "name": "interval",
           "nullable": false,
           "required": true,
+          "time": "duration",
           "type": "integer"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.duration",
           "max": 3153600000,
           "min": 1,
           "name": "duration",
           "nullable": false,
           "required": true,
+          "time": "duration",
           "type": "integer"
         },
         {
@@ -1606,6 +1808,7 @@ export const CATALOGUE = {
             "drug"
           ],
           "default": "poison",
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": false,
@@ -1614,6 +1817,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "name": "name",
@@ -1622,7 +1826,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.poison.help",
       "label": "VIGIL.Command.hursagmu.poison.label",
       "manual_dice": [],
@@ -1636,8 +1842,10 @@ export const CATALOGUE = {
       "type": "hursagmu.poison"
     },
     "hursagmu.rest": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1649,7 +1857,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1667,7 +1877,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1684,7 +1896,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "conditions",
       "help": "VIGIL.Command.hursagmu.rest.help",
       "label": "VIGIL.Command.hursagmu.rest.label",
       "manual_dice": [
@@ -1706,8 +1920,10 @@ export const CATALOGUE = {
       "type": "hursagmu.rest"
     },
     "hursagmu.rest_terms": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1719,6 +1935,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.wound_difficulty",
           "max": 50,
           "min": 0,
@@ -1729,6 +1946,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.shock_difficulty",
           "max": 50,
           "min": 0,
@@ -1739,6 +1957,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.spoiled",
           "name": "spoiled",
           "nullable": false,
@@ -1746,7 +1965,9 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "conditions",
       "help": "VIGIL.Command.hursagmu.rest_terms.help",
       "label": "VIGIL.Command.hursagmu.rest_terms.label",
       "manual_dice": [],
@@ -1760,8 +1981,10 @@ export const CATALOGUE = {
       "type": "hursagmu.rest_terms"
     },
     "hursagmu.see_dim": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1772,6 +1995,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.challenge",
           "max": 100,
           "min": 0,
@@ -1782,6 +2006,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.modifiers",
           "max": 50,
           "min": -50,
@@ -1792,7 +2017,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1810,7 +2037,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1827,7 +2056,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "rolls",
       "help": "VIGIL.Command.hursagmu.see_dim.help",
       "label": "VIGIL.Command.hursagmu.see_dim.label",
       "manual_dice": [
@@ -1844,8 +2075,10 @@ export const CATALOGUE = {
       "type": "hursagmu.see_dim"
     },
     "hursagmu.senses": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1857,6 +2090,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.blind",
           "name": "blind",
           "nullable": true,
@@ -1865,6 +2099,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.deaf",
           "name": "deaf",
           "nullable": true,
@@ -1872,7 +2107,9 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "conditions",
       "help": "VIGIL.Command.hursagmu.senses.help",
       "label": "VIGIL.Command.hursagmu.senses.label",
       "manual_dice": [],
@@ -1886,8 +2123,10 @@ export const CATALOGUE = {
       "type": "hursagmu.senses"
     },
     "hursagmu.take_fall": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1899,7 +2138,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1917,7 +2158,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1934,7 +2177,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.take_fall.help",
       "label": "VIGIL.Command.hursagmu.take_fall.label",
       "manual_dice": [
@@ -1956,8 +2201,10 @@ export const CATALOGUE = {
       "type": "hursagmu.take_fall"
     },
     "hursagmu.trait_roll": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1968,6 +2215,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.trait",
           "max_length": 64,
           "min_length": 1,
@@ -1979,6 +2227,7 @@ export const CATALOGUE = {
           "type": "ref"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.target",
           "max": 200,
           "min": -50,
@@ -1995,6 +2244,7 @@ export const CATALOGUE = {
             "perception",
             "recovery"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": false,
@@ -2003,6 +2253,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.modifiers",
           "max": 50,
           "min": -50,
@@ -2013,6 +2264,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.needs_sight",
           "name": "needs_sight",
           "nullable": false,
@@ -2021,6 +2273,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.needs_hearing",
           "name": "needs_hearing",
           "nullable": false,
@@ -2029,6 +2282,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.darkness",
           "name": "darkness",
           "nullable": false,
@@ -2037,7 +2291,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -2055,7 +2311,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -2072,7 +2330,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "rolls",
       "help": "VIGIL.Command.hursagmu.trait_roll.help",
       "label": "VIGIL.Command.hursagmu.trait_roll.label",
       "manual_dice": [
@@ -2089,8 +2349,10 @@ export const CATALOGUE = {
       "type": "hursagmu.trait_roll"
     },
     "mettle.check": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2101,6 +2363,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.stat",
           "max": 1000,
           "min": -1000,
@@ -2111,6 +2374,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.modifiers",
           "max": 1000,
           "min": -1000,
@@ -2120,6 +2384,7 @@ export const CATALOGUE = {
           "type": "integer"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.tn",
           "max": 1000,
           "min": -1000,
@@ -2138,6 +2403,7 @@ export const CATALOGUE = {
             "passive"
           ],
           "default": "check",
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": false,
@@ -2152,6 +2418,7 @@ export const CATALOGUE = {
             "fail"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.lot",
           "name": "lot",
           "nullable": true,
@@ -2160,7 +2427,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -2178,7 +2447,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -2195,7 +2466,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "rolls",
       "help": "VIGIL.Command.mettle.check.help",
       "label": "VIGIL.Command.mettle.check.label",
       "manual_dice": [
@@ -2212,8 +2485,10 @@ export const CATALOGUE = {
       "type": "mettle.check"
     },
     "mettle.discipline_set": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2224,6 +2499,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.discipline",
           "max_length": 64,
           "min_length": 1,
@@ -2235,6 +2511,7 @@ export const CATALOGUE = {
           "type": "ref"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.level",
           "max": 1000,
           "min": -1000,
@@ -2244,7 +2521,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "bookkeeping",
       "help": "VIGIL.Command.mettle.discipline_set.help",
       "label": "VIGIL.Command.mettle.discipline_set.label",
       "manual_dice": [],
@@ -2258,8 +2537,10 @@ export const CATALOGUE = {
       "type": "mettle.discipline_set"
     },
     "mettle.effort": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2270,6 +2551,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.effort",
           "max": 1000,
           "min": 1,
@@ -2279,7 +2561,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "rolls",
       "help": "VIGIL.Command.mettle.effort.help",
       "label": "VIGIL.Command.mettle.effort.label",
       "manual_dice": [],
@@ -2298,8 +2582,10 @@ export const CATALOGUE = {
       "type": "mettle.effort"
     },
     "mettle.heal": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2310,6 +2596,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 1000,
           "min": 1,
@@ -2319,7 +2606,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.heal.help",
       "label": "VIGIL.Command.mettle.heal.label",
       "manual_dice": [],
@@ -2333,8 +2622,10 @@ export const CATALOGUE = {
       "type": "mettle.heal"
     },
     "mettle.injury_add": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2346,6 +2637,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.label",
           "max_length": 64,
           "name": "label",
@@ -2354,6 +2646,7 @@ export const CATALOGUE = {
           "type": "string"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.penalty",
           "max": 1000,
           "min": 1,
@@ -2363,7 +2656,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.injury_add.help",
       "label": "VIGIL.Command.mettle.injury_add.label",
       "manual_dice": [],
@@ -2377,8 +2672,10 @@ export const CATALOGUE = {
       "type": "mettle.injury_add"
     },
     "mettle.injury_reduce": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2389,6 +2686,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.injury",
           "max_length": 64,
           "min_length": 1,
@@ -2399,6 +2697,7 @@ export const CATALOGUE = {
           "type": "ref"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 1000,
           "min": 1,
@@ -2408,7 +2707,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.injury_reduce.help",
       "label": "VIGIL.Command.mettle.injury_reduce.label",
       "manual_dice": [],
@@ -2422,8 +2723,10 @@ export const CATALOGUE = {
       "type": "mettle.injury_reduce"
     },
     "mettle.injury_remove": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2434,6 +2737,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.injury",
           "max_length": 64,
           "min_length": 1,
@@ -2444,7 +2748,9 @@ export const CATALOGUE = {
           "type": "ref"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.injury_remove.help",
       "label": "VIGIL.Command.mettle.injury_remove.label",
       "manual_dice": [],
@@ -2458,8 +2764,10 @@ export const CATALOGUE = {
       "type": "mettle.injury_remove"
     },
     "mettle.kit_set": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2470,6 +2778,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.kit",
           "max_length": 64,
           "min_length": 1,
@@ -2481,6 +2790,7 @@ export const CATALOGUE = {
           "type": "ref"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.uses",
           "max": 1000,
           "min": 0,
@@ -2490,7 +2800,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "bookkeeping",
       "help": "VIGIL.Command.mettle.kit_set.help",
       "label": "VIGIL.Command.mettle.kit_set.label",
       "manual_dice": [],
@@ -2504,8 +2816,10 @@ export const CATALOGUE = {
       "type": "mettle.kit_set"
     },
     "mettle.pain": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2516,6 +2830,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 1000,
           "min": 1,
@@ -2532,6 +2847,7 @@ export const CATALOGUE = {
             "fail"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.lot",
           "name": "lot",
           "nullable": true,
@@ -2540,7 +2856,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -2558,7 +2876,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -2575,7 +2895,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.pain.help",
       "label": "VIGIL.Command.mettle.pain.label",
       "manual_dice": [
@@ -2592,8 +2914,10 @@ export const CATALOGUE = {
       "type": "mettle.pain"
     },
     "mettle.rattle": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2604,6 +2928,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 1000,
           "min": 1,
@@ -2613,7 +2938,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.rattle.help",
       "label": "VIGIL.Command.mettle.rattle.label",
       "manual_dice": [],
@@ -2627,8 +2954,10 @@ export const CATALOGUE = {
       "type": "mettle.rattle"
     },
     "mettle.relieve": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2639,6 +2968,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 1000,
           "min": 1,
@@ -2648,7 +2978,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.relieve.help",
       "label": "VIGIL.Command.mettle.relieve.label",
       "manual_dice": [],
@@ -2662,8 +2994,10 @@ export const CATALOGUE = {
       "type": "mettle.relieve"
     },
     "mettle.rest_start": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2674,7 +3008,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "conditions",
       "help": "VIGIL.Command.mettle.rest_start.help",
       "label": "VIGIL.Command.mettle.rest_start.label",
       "manual_dice": [],
@@ -2693,8 +3029,10 @@ export const CATALOGUE = {
       "type": "mettle.rest_start"
     },
     "mettle.rest_stop": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2705,7 +3043,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "conditions",
       "help": "VIGIL.Command.mettle.rest_stop.help",
       "label": "VIGIL.Command.mettle.rest_stop.label",
       "manual_dice": [],
@@ -2724,8 +3064,10 @@ export const CATALOGUE = {
       "type": "mettle.rest_stop"
     },
     "mettle.shake_off": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2736,6 +3078,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.effort",
           "max": 1000,
           "min": 1,
@@ -2745,7 +3088,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "rolls",
       "help": "VIGIL.Command.mettle.shake_off.help",
       "label": "VIGIL.Command.mettle.shake_off.label",
       "manual_dice": [],
@@ -2764,8 +3109,10 @@ export const CATALOGUE = {
       "type": "mettle.shake_off"
     },
     "mettle.stabilize": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2776,6 +3123,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.helper",
           "max_length": 64,
           "min_length": 1,
@@ -2793,6 +3141,7 @@ export const CATALOGUE = {
             "lore",
             "intuition"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.discipline",
           "name": "discipline",
           "nullable": false,
@@ -2800,6 +3149,7 @@ export const CATALOGUE = {
           "type": "enum"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.kit",
           "max_length": 64,
           "min_length": 1,
@@ -2811,6 +3161,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.tn",
           "max": 1000,
           "min": -1000,
@@ -2821,6 +3172,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.modifiers",
           "max": 1000,
           "min": -1000,
@@ -2837,6 +3189,7 @@ export const CATALOGUE = {
             "fail"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.lot",
           "name": "lot",
           "nullable": true,
@@ -2845,7 +3198,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -2863,7 +3218,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -2880,7 +3237,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.stabilize.help",
       "label": "VIGIL.Command.mettle.stabilize.label",
       "manual_dice": [
@@ -2906,8 +3265,10 @@ export const CATALOGUE = {
       "type": "mettle.stabilize"
     },
     "mettle.stabilize_by_fiat": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2919,6 +3280,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.means",
           "max_length": 64,
           "name": "means",
@@ -2927,7 +3289,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.stabilize_by_fiat.help",
       "label": "VIGIL.Command.mettle.stabilize_by_fiat.label",
       "manual_dice": [],
@@ -2941,8 +3305,10 @@ export const CATALOGUE = {
       "type": "mettle.stabilize_by_fiat"
     },
     "mettle.strenuous": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2960,6 +3326,7 @@ export const CATALOGUE = {
             "other"
           ],
           "default": "other",
+          "entry": "person",
           "label": "VIGIL.Field.reason",
           "name": "reason",
           "nullable": false,
@@ -2967,7 +3334,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "conditions",
       "help": "VIGIL.Command.mettle.strenuous.help",
       "label": "VIGIL.Command.mettle.strenuous.label",
       "manual_dice": [],
@@ -2986,8 +3355,10 @@ export const CATALOGUE = {
       "type": "mettle.strenuous"
     },
     "revive": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2998,6 +3369,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.fields",
           "name": "fields",
           "nullable": false,
@@ -3006,7 +3378,9 @@ export const CATALOGUE = {
           "type": "per_game"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.revive.help",
       "label": "VIGIL.Command.revive.label",
       "manual_dice": [],
@@ -3020,9 +3394,11 @@ export const CATALOGUE = {
       "type": "revive"
     },
     "table.archive": {
+      "edits_current": false,
       "fields": [
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.archived",
           "name": "archived",
           "nullable": false,
@@ -3030,7 +3406,9 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.table.archive.help",
       "label": "VIGIL.Command.table.archive.label",
       "manual_dice": [],
@@ -3044,6 +3422,7 @@ export const CATALOGUE = {
       "type": "table.archive"
     },
     "table.create": {
+      "edits_current": false,
       "fields": [
         {
           "choice_labels": "VIGIL.Choice.system",
@@ -3052,6 +3431,7 @@ export const CATALOGUE = {
             "mettle",
             "hursagmu"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.system",
           "name": "system",
           "nullable": false,
@@ -3059,6 +3439,7 @@ export const CATALOGUE = {
           "type": "enum"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "min_length": 1,
@@ -3069,6 +3450,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.id",
           "max_length": 64,
           "min_length": 1,
@@ -3080,6 +3462,7 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "game_from": "system",
           "label": "VIGIL.Field.options",
           "name": "options",
@@ -3089,7 +3472,9 @@ export const CATALOGUE = {
           "type": "per_game"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "operator",
       "help": "VIGIL.Command.table.create.help",
       "label": "VIGIL.Command.table.create.label",
       "manual_dice": [],
@@ -3103,8 +3488,10 @@ export const CATALOGUE = {
       "type": "table.create"
     },
     "table.delete": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.table",
           "max_length": 64,
           "min_length": 1,
@@ -3115,7 +3502,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "operator",
       "help": "VIGIL.Command.table.delete.help",
       "label": "VIGIL.Command.table.delete.label",
       "manual_dice": [],
@@ -3129,8 +3518,11 @@ export const CATALOGUE = {
       "type": "table.delete"
     },
     "table.export": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.table.export.help",
       "label": "VIGIL.Command.table.export.label",
       "manual_dice": [],
@@ -3144,8 +3536,10 @@ export const CATALOGUE = {
       "type": "table.export"
     },
     "table.import": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.document",
           "name": "document",
           "nullable": false,
@@ -3154,6 +3548,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.id",
           "max_length": 64,
           "min_length": 1,
@@ -3164,7 +3559,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "operator",
       "help": "VIGIL.Command.table.import.help",
       "label": "VIGIL.Command.table.import.label",
       "manual_dice": [],
@@ -3178,8 +3575,11 @@ export const CATALOGUE = {
       "type": "table.import"
     },
     "table.list": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "operator",
       "help": "VIGIL.Command.table.list.help",
       "label": "VIGIL.Command.table.list.label",
       "manual_dice": [],
@@ -3193,8 +3593,10 @@ export const CATALOGUE = {
       "type": "table.list"
     },
     "table.options": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.options",
           "name": "options",
           "nullable": false,
@@ -3203,7 +3605,9 @@ export const CATALOGUE = {
           "type": "per_game"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.table.options.help",
       "label": "VIGIL.Command.table.options.label",
       "manual_dice": [],
@@ -3217,8 +3621,11 @@ export const CATALOGUE = {
       "type": "table.options"
     },
     "table.reset_history": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.table.reset_history.help",
       "label": "VIGIL.Command.table.reset_history.label",
       "manual_dice": [],
@@ -3232,8 +3639,11 @@ export const CATALOGUE = {
       "type": "table.reset_history"
     },
     "table.rotate_key": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.table.rotate_key.help",
       "label": "VIGIL.Command.table.rotate_key.label",
       "manual_dice": [],
@@ -3247,8 +3657,11 @@ export const CATALOGUE = {
       "type": "table.rotate_key"
     },
     "token.list": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.token.list.help",
       "label": "VIGIL.Command.token.list.label",
       "manual_dice": [],
@@ -3262,6 +3675,7 @@ export const CATALOGUE = {
       "type": "token.list"
     },
     "token.mint": {
+      "edits_current": false,
       "fields": [
         {
           "choice_labels": "VIGIL.Choice.role",
@@ -3270,6 +3684,7 @@ export const CATALOGUE = {
             "player",
             "spectator"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.role",
           "name": "role",
           "nullable": false,
@@ -3278,7 +3693,9 @@ export const CATALOGUE = {
         },
         {
           "default": [],
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max_length": 64,
             "min_length": 1,
@@ -3297,6 +3714,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.label",
           "max_length": 64,
           "name": "label",
@@ -3306,6 +3724,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.ttl_days",
           "max": 3650,
           "min": 0,
@@ -3316,7 +3735,9 @@ export const CATALOGUE = {
           "type": "number"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.token.mint.help",
       "label": "VIGIL.Command.token.mint.label",
       "manual_dice": [],
@@ -3330,8 +3751,10 @@ export const CATALOGUE = {
       "type": "token.mint"
     },
     "token.revoke": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.token_id",
           "max_length": 64,
           "min_length": 1,
@@ -3341,7 +3764,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.token.revoke.help",
       "label": "VIGIL.Command.token.revoke.label",
       "manual_dice": [],
@@ -3355,8 +3780,11 @@ export const CATALOGUE = {
       "type": "token.revoke"
     },
     "undo": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.undo.help",
       "label": "VIGIL.Command.undo.label",
       "manual_dice": [],
@@ -3374,7 +3802,6 @@ export const CATALOGUE = {
     "dryh": {
       "commands": [
         "dryh.open",
-        "dryh.cancel",
         "dryh.declare",
         "dryh.help",
         "dryh.roll",
@@ -3382,27 +3809,28 @@ export const CATALOGUE = {
         "dryh.hope_improve",
         "dryh.resolve",
         "dryh.choose",
+        "dryh.cancel",
         "dryh.hope_spend",
         "dryh.recover_discipline",
         "dryh.wake",
         "dryh.clear_snap",
-        "dryh.session_start",
-        "dryh.session_end",
-        "character.remove",
-        "correct",
-        "revive",
         "combat.start",
-        "combat.end",
         "combat.next_round",
-        "character.create",
-        "character.meta",
-        "table.options",
+        "combat.end",
         "clock.pause",
         "clock.run",
         "clock.set",
         "clock.follow",
         "clock.world",
+        "dryh.session_start",
+        "dryh.session_end",
         "undo",
+        "character.create",
+        "character.meta",
+        "revive",
+        "correct",
+        "character.remove",
+        "table.options",
         "token.mint",
         "token.list",
         "token.revoke",
@@ -3416,6 +3844,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "rules",
             "label": "VIGIL.Field.name",
             "max_length": 64,
             "name": "name",
@@ -3429,6 +3858,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "rules",
             "label": "VIGIL.Field.npc",
             "name": "npc",
             "nullable": false,
@@ -3441,6 +3871,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 3,
+            "entry": "person",
             "label": "VIGIL.Field.discipline",
             "max": 30,
             "min": 0,
@@ -3455,6 +3886,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.madness",
             "max": 30,
             "min": 0,
@@ -3469,6 +3901,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.exhaustion",
             "max": 30,
             "min": 0,
@@ -3483,6 +3916,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.fight",
             "max": 6,
             "min": 0,
@@ -3497,6 +3931,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.flight",
             "max": 6,
             "min": 0,
@@ -3517,6 +3952,7 @@ export const CATALOGUE = {
               "nightmare"
             ],
             "default": "awake",
+            "entry": "person",
             "label": "VIGIL.Field.status",
             "name": "status",
             "nullable": false,
@@ -3529,6 +3965,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.snapped",
             "name": "snapped",
             "nullable": false,
@@ -3541,6 +3978,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "person",
             "label": "VIGIL.Field.exhaustion_talent",
             "max_length": 64,
             "name": "exhaustion_talent",
@@ -3554,6 +3992,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "person",
             "label": "VIGIL.Field.madness_talent",
             "max_length": 64,
             "name": "madness_talent",
@@ -3567,6 +4006,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.hope",
             "max": 1000000,
             "min": 0,
@@ -3581,6 +4021,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.despair",
             "max": 1000000,
             "min": 0,
@@ -3598,9 +4039,11 @@ export const CATALOGUE = {
               "active": false,
               "number": 0
             },
+            "entry": "person",
             "fields": [
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.number",
                 "min": 0,
                 "name": "number",
@@ -3610,6 +4053,7 @@ export const CATALOGUE = {
               },
               {
                 "default": false,
+                "entry": "person",
                 "label": "VIGIL.Field.active",
                 "name": "active",
                 "nullable": false,
@@ -3629,6 +4073,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.number",
             "min": 0,
             "name": "number",
@@ -3642,6 +4087,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.active",
             "name": "active",
             "nullable": false,
@@ -3654,7 +4100,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "name": "key",
               "nullable": false,
@@ -3667,6 +4115,7 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "fields": [
                 {
                   "choice_labels": "VIGIL.Choice.phase",
@@ -3678,6 +4127,7 @@ export const CATALOGUE = {
                     "resolved"
                   ],
                   "default": "open",
+                  "entry": "person",
                   "label": "VIGIL.Field.phase",
                   "name": "phase",
                   "nullable": false,
@@ -3686,14 +4136,17 @@ export const CATALOGUE = {
                 },
                 {
                   "default": 0.0,
+                  "entry": "rules",
                   "label": "VIGIL.Field.opened_at",
                   "name": "opened_at",
                   "nullable": false,
                   "required": false,
+                  "time": "clock",
                   "type": "number"
                 },
                 {
                   "default": 0,
+                  "entry": "person",
                   "label": "VIGIL.Field.pain",
                   "max": 30,
                   "min": 0,
@@ -3709,6 +4162,7 @@ export const CATALOGUE = {
                     "nightmare"
                   ],
                   "default": "environmental",
+                  "entry": "person",
                   "label": "VIGIL.Field.kind",
                   "name": "kind",
                   "nullable": false,
@@ -3721,9 +4175,11 @@ export const CATALOGUE = {
                     "madness": 0,
                     "talent": "none"
                   },
+                  "entry": "person",
                   "fields": [
                     {
                       "default": 0,
+                      "entry": "person",
                       "label": "VIGIL.Field.madness",
                       "max": 6,
                       "min": 0,
@@ -3734,6 +4190,7 @@ export const CATALOGUE = {
                     },
                     {
                       "default": false,
+                      "entry": "person",
                       "label": "VIGIL.Field.exhaustion_up",
                       "name": "exhaustion_up",
                       "nullable": false,
@@ -3749,6 +4206,7 @@ export const CATALOGUE = {
                         "madness"
                       ],
                       "default": "none",
+                      "entry": "person",
                       "label": "VIGIL.Field.talent",
                       "name": "talent",
                       "nullable": false,
@@ -3764,7 +4222,9 @@ export const CATALOGUE = {
                 },
                 {
                   "default": [],
+                  "entry": "person",
                   "items": {
+                    "entry": "person",
                     "label": "VIGIL.Field.item",
                     "name": "item",
                     "nullable": false,
@@ -3780,10 +4240,13 @@ export const CATALOGUE = {
                 },
                 {
                   "default": null,
+                  "entry": "person",
                   "fields": [
                     {
                       "default": [],
+                      "entry": "person",
                       "items": {
+                        "entry": "person",
                         "label": "VIGIL.Field.item",
                         "max": 6,
                         "min": 1,
@@ -3801,7 +4264,9 @@ export const CATALOGUE = {
                     },
                     {
                       "default": [],
+                      "entry": "person",
                       "items": {
+                        "entry": "person",
                         "label": "VIGIL.Field.item",
                         "max": 6,
                         "min": 1,
@@ -3819,7 +4284,9 @@ export const CATALOGUE = {
                     },
                     {
                       "default": [],
+                      "entry": "person",
                       "items": {
+                        "entry": "person",
                         "label": "VIGIL.Field.item",
                         "max": 6,
                         "min": 1,
@@ -3837,7 +4304,9 @@ export const CATALOGUE = {
                     },
                     {
                       "default": [],
+                      "entry": "person",
                       "items": {
+                        "entry": "person",
                         "label": "VIGIL.Field.item",
                         "max": 6,
                         "min": 1,
@@ -3855,7 +4324,9 @@ export const CATALOGUE = {
                     },
                     {
                       "default": {},
+                      "entry": "person",
                       "keys": {
+                        "entry": "person",
                         "label": "VIGIL.Field.key",
                         "name": "key",
                         "nullable": false,
@@ -3868,7 +4339,9 @@ export const CATALOGUE = {
                       "required": false,
                       "type": "map",
                       "values": {
+                        "entry": "person",
                         "items": {
+                          "entry": "person",
                           "label": "VIGIL.Field.item",
                           "max": 6,
                           "min": 1,
@@ -3894,6 +4367,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": null,
+                  "entry": "person",
                   "label": "VIGIL.Field.exhaustion_at_roll",
                   "max": 30,
                   "min": 0,
@@ -3904,7 +4378,9 @@ export const CATALOGUE = {
                 },
                 {
                   "default": [],
+                  "entry": "person",
                   "items": {
+                    "entry": "person",
                     "fields": [
                       {
                         "choice_labels": "VIGIL.Choice.source",
@@ -3912,6 +4388,7 @@ export const CATALOGUE = {
                           "despair",
                           "hope"
                         ],
+                        "entry": "person",
                         "label": "VIGIL.Field.source",
                         "name": "source",
                         "nullable": false,
@@ -3924,6 +4401,7 @@ export const CATALOGUE = {
                           "add",
                           "remove"
                         ],
+                        "entry": "person",
                         "label": "VIGIL.Field.op",
                         "name": "op",
                         "nullable": false,
@@ -3938,6 +4416,7 @@ export const CATALOGUE = {
                           "madness",
                           "pain"
                         ],
+                        "entry": "person",
                         "label": "VIGIL.Field.pool",
                         "name": "pool",
                         "nullable": false,
@@ -3945,6 +4424,7 @@ export const CATALOGUE = {
                         "type": "enum"
                       },
                       {
+                        "entry": "person",
                         "label": "VIGIL.Field.face",
                         "max": 6,
                         "min": 1,
@@ -3969,6 +4449,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": null,
+                  "entry": "person",
                   "label": "VIGIL.Field.successes",
                   "min": 0,
                   "name": "successes",
@@ -3978,6 +4459,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": null,
+                  "entry": "person",
                   "label": "VIGIL.Field.degree",
                   "max": 30,
                   "min": 0,
@@ -3988,6 +4470,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": null,
+                  "entry": "person",
                   "label": "VIGIL.Field.success",
                   "name": "success",
                   "nullable": true,
@@ -4003,6 +4486,7 @@ export const CATALOGUE = {
                     "pain"
                   ],
                   "default": null,
+                  "entry": "person",
                   "label": "VIGIL.Field.dominant",
                   "name": "dominant",
                   "nullable": true,
@@ -4011,7 +4495,9 @@ export const CATALOGUE = {
                 },
                 {
                   "default": {},
+                  "entry": "person",
                   "keys": {
+                    "entry": "person",
                     "label": "VIGIL.Field.key",
                     "name": "key",
                     "nullable": false,
@@ -4029,6 +4515,7 @@ export const CATALOGUE = {
                       "discipline",
                       "madness"
                     ],
+                    "entry": "person",
                     "label": "VIGIL.Field.value",
                     "name": "value",
                     "nullable": false,
@@ -4049,6 +4536,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "fields": [
               {
                 "choice_labels": "VIGIL.Choice.phase",
@@ -4060,6 +4548,7 @@ export const CATALOGUE = {
                   "resolved"
                 ],
                 "default": "open",
+                "entry": "person",
                 "label": "VIGIL.Field.phase",
                 "name": "phase",
                 "nullable": false,
@@ -4068,14 +4557,17 @@ export const CATALOGUE = {
               },
               {
                 "default": 0.0,
+                "entry": "rules",
                 "label": "VIGIL.Field.opened_at",
                 "name": "opened_at",
                 "nullable": false,
                 "required": false,
+                "time": "clock",
                 "type": "number"
               },
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.pain",
                 "max": 30,
                 "min": 0,
@@ -4091,6 +4583,7 @@ export const CATALOGUE = {
                   "nightmare"
                 ],
                 "default": "environmental",
+                "entry": "person",
                 "label": "VIGIL.Field.kind",
                 "name": "kind",
                 "nullable": false,
@@ -4103,9 +4596,11 @@ export const CATALOGUE = {
                   "madness": 0,
                   "talent": "none"
                 },
+                "entry": "person",
                 "fields": [
                   {
                     "default": 0,
+                    "entry": "person",
                     "label": "VIGIL.Field.madness",
                     "max": 6,
                     "min": 0,
@@ -4116,6 +4611,7 @@ export const CATALOGUE = {
                   },
                   {
                     "default": false,
+                    "entry": "person",
                     "label": "VIGIL.Field.exhaustion_up",
                     "name": "exhaustion_up",
                     "nullable": false,
@@ -4131,6 +4627,7 @@ export const CATALOGUE = {
                       "madness"
                     ],
                     "default": "none",
+                    "entry": "person",
                     "label": "VIGIL.Field.talent",
                     "name": "talent",
                     "nullable": false,
@@ -4146,7 +4643,9 @@ export const CATALOGUE = {
               },
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "label": "VIGIL.Field.item",
                   "name": "item",
                   "nullable": false,
@@ -4162,10 +4661,13 @@ export const CATALOGUE = {
               },
               {
                 "default": null,
+                "entry": "person",
                 "fields": [
                   {
                     "default": [],
+                    "entry": "person",
                     "items": {
+                      "entry": "person",
                       "label": "VIGIL.Field.item",
                       "max": 6,
                       "min": 1,
@@ -4183,7 +4685,9 @@ export const CATALOGUE = {
                   },
                   {
                     "default": [],
+                    "entry": "person",
                     "items": {
+                      "entry": "person",
                       "label": "VIGIL.Field.item",
                       "max": 6,
                       "min": 1,
@@ -4201,7 +4705,9 @@ export const CATALOGUE = {
                   },
                   {
                     "default": [],
+                    "entry": "person",
                     "items": {
+                      "entry": "person",
                       "label": "VIGIL.Field.item",
                       "max": 6,
                       "min": 1,
@@ -4219,7 +4725,9 @@ export const CATALOGUE = {
                   },
                   {
                     "default": [],
+                    "entry": "person",
                     "items": {
+                      "entry": "person",
                       "label": "VIGIL.Field.item",
                       "max": 6,
                       "min": 1,
@@ -4237,7 +4745,9 @@ export const CATALOGUE = {
                   },
                   {
                     "default": {},
+                    "entry": "person",
                     "keys": {
+                      "entry": "person",
                       "label": "VIGIL.Field.key",
                       "name": "key",
                       "nullable": false,
@@ -4250,7 +4760,9 @@ export const CATALOGUE = {
                     "required": false,
                     "type": "map",
                     "values": {
+                      "entry": "person",
                       "items": {
+                        "entry": "person",
                         "label": "VIGIL.Field.item",
                         "max": 6,
                         "min": 1,
@@ -4276,6 +4788,7 @@ export const CATALOGUE = {
               },
               {
                 "default": null,
+                "entry": "person",
                 "label": "VIGIL.Field.exhaustion_at_roll",
                 "max": 30,
                 "min": 0,
@@ -4286,7 +4799,9 @@ export const CATALOGUE = {
               },
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "fields": [
                     {
                       "choice_labels": "VIGIL.Choice.source",
@@ -4294,6 +4809,7 @@ export const CATALOGUE = {
                         "despair",
                         "hope"
                       ],
+                      "entry": "person",
                       "label": "VIGIL.Field.source",
                       "name": "source",
                       "nullable": false,
@@ -4306,6 +4822,7 @@ export const CATALOGUE = {
                         "add",
                         "remove"
                       ],
+                      "entry": "person",
                       "label": "VIGIL.Field.op",
                       "name": "op",
                       "nullable": false,
@@ -4320,6 +4837,7 @@ export const CATALOGUE = {
                         "madness",
                         "pain"
                       ],
+                      "entry": "person",
                       "label": "VIGIL.Field.pool",
                       "name": "pool",
                       "nullable": false,
@@ -4327,6 +4845,7 @@ export const CATALOGUE = {
                       "type": "enum"
                     },
                     {
+                      "entry": "person",
                       "label": "VIGIL.Field.face",
                       "max": 6,
                       "min": 1,
@@ -4351,6 +4870,7 @@ export const CATALOGUE = {
               },
               {
                 "default": null,
+                "entry": "person",
                 "label": "VIGIL.Field.successes",
                 "min": 0,
                 "name": "successes",
@@ -4360,6 +4880,7 @@ export const CATALOGUE = {
               },
               {
                 "default": null,
+                "entry": "person",
                 "label": "VIGIL.Field.degree",
                 "max": 30,
                 "min": 0,
@@ -4370,6 +4891,7 @@ export const CATALOGUE = {
               },
               {
                 "default": null,
+                "entry": "person",
                 "label": "VIGIL.Field.success",
                 "name": "success",
                 "nullable": true,
@@ -4385,6 +4907,7 @@ export const CATALOGUE = {
                   "pain"
                 ],
                 "default": null,
+                "entry": "person",
                 "label": "VIGIL.Field.dominant",
                 "name": "dominant",
                 "nullable": true,
@@ -4393,7 +4916,9 @@ export const CATALOGUE = {
               },
               {
                 "default": {},
+                "entry": "person",
                 "keys": {
+                  "entry": "person",
                   "label": "VIGIL.Field.key",
                   "name": "key",
                   "nullable": false,
@@ -4411,6 +4936,7 @@ export const CATALOGUE = {
                     "discipline",
                     "madness"
                   ],
+                  "entry": "person",
                   "label": "VIGIL.Field.value",
                   "name": "value",
                   "nullable": false,
@@ -4439,6 +4965,7 @@ export const CATALOGUE = {
               "resolved"
             ],
             "default": "open",
+            "entry": "person",
             "label": "VIGIL.Field.phase",
             "name": "phase",
             "nullable": false,
@@ -4451,10 +4978,12 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0.0,
+            "entry": "rules",
             "label": "VIGIL.Field.opened_at",
             "name": "opened_at",
             "nullable": false,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "rolls.*.opened_at"
@@ -4463,6 +4992,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.pain",
             "max": 30,
             "min": 0,
@@ -4482,6 +5012,7 @@ export const CATALOGUE = {
               "nightmare"
             ],
             "default": "environmental",
+            "entry": "person",
             "label": "VIGIL.Field.kind",
             "name": "kind",
             "nullable": false,
@@ -4498,9 +5029,11 @@ export const CATALOGUE = {
               "madness": 0,
               "talent": "none"
             },
+            "entry": "person",
             "fields": [
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.madness",
                 "max": 6,
                 "min": 0,
@@ -4511,6 +5044,7 @@ export const CATALOGUE = {
               },
               {
                 "default": false,
+                "entry": "person",
                 "label": "VIGIL.Field.exhaustion_up",
                 "name": "exhaustion_up",
                 "nullable": false,
@@ -4526,6 +5060,7 @@ export const CATALOGUE = {
                   "madness"
                 ],
                 "default": "none",
+                "entry": "person",
                 "label": "VIGIL.Field.talent",
                 "name": "talent",
                 "nullable": false,
@@ -4545,6 +5080,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.madness",
             "max": 6,
             "min": 0,
@@ -4559,6 +5095,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.exhaustion_up",
             "name": "exhaustion_up",
             "nullable": false,
@@ -4578,6 +5115,7 @@ export const CATALOGUE = {
               "madness"
             ],
             "default": "none",
+            "entry": "person",
             "label": "VIGIL.Field.talent",
             "name": "talent",
             "nullable": false,
@@ -4590,7 +5128,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "name": "item",
               "nullable": false,
@@ -4609,6 +5149,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "name": "item",
             "nullable": false,
@@ -4621,10 +5162,13 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": null,
+            "entry": "person",
             "fields": [
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "label": "VIGIL.Field.item",
                   "max": 6,
                   "min": 1,
@@ -4642,7 +5186,9 @@ export const CATALOGUE = {
               },
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "label": "VIGIL.Field.item",
                   "max": 6,
                   "min": 1,
@@ -4660,7 +5206,9 @@ export const CATALOGUE = {
               },
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "label": "VIGIL.Field.item",
                   "max": 6,
                   "min": 1,
@@ -4678,7 +5226,9 @@ export const CATALOGUE = {
               },
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "label": "VIGIL.Field.item",
                   "max": 6,
                   "min": 1,
@@ -4696,7 +5246,9 @@ export const CATALOGUE = {
               },
               {
                 "default": {},
+                "entry": "person",
                 "keys": {
+                  "entry": "person",
                   "label": "VIGIL.Field.key",
                   "name": "key",
                   "nullable": false,
@@ -4709,7 +5261,9 @@ export const CATALOGUE = {
                 "required": false,
                 "type": "map",
                 "values": {
+                  "entry": "person",
                   "items": {
+                    "entry": "person",
                     "label": "VIGIL.Field.item",
                     "max": 6,
                     "min": 1,
@@ -4739,7 +5293,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "max": 6,
               "min": 1,
@@ -4760,6 +5316,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 6,
             "min": 1,
@@ -4774,7 +5331,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "max": 6,
               "min": 1,
@@ -4795,6 +5354,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 6,
             "min": 1,
@@ -4809,7 +5369,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "max": 6,
               "min": 1,
@@ -4830,6 +5392,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 6,
             "min": 1,
@@ -4844,7 +5407,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "max": 6,
               "min": 1,
@@ -4865,6 +5430,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 6,
             "min": 1,
@@ -4879,7 +5445,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "name": "key",
               "nullable": false,
@@ -4892,7 +5460,9 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "items": {
+                "entry": "person",
                 "label": "VIGIL.Field.item",
                 "max": 6,
                 "min": 1,
@@ -4914,7 +5484,9 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "max": 6,
               "min": 1,
@@ -4935,6 +5507,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 6,
             "min": 1,
@@ -4949,6 +5522,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": null,
+            "entry": "person",
             "label": "VIGIL.Field.exhaustion_at_roll",
             "max": 30,
             "min": 0,
@@ -4963,7 +5537,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "fields": [
                 {
                   "choice_labels": "VIGIL.Choice.source",
@@ -4971,6 +5547,7 @@ export const CATALOGUE = {
                     "despair",
                     "hope"
                   ],
+                  "entry": "person",
                   "label": "VIGIL.Field.source",
                   "name": "source",
                   "nullable": false,
@@ -4983,6 +5560,7 @@ export const CATALOGUE = {
                     "add",
                     "remove"
                   ],
+                  "entry": "person",
                   "label": "VIGIL.Field.op",
                   "name": "op",
                   "nullable": false,
@@ -4997,6 +5575,7 @@ export const CATALOGUE = {
                     "madness",
                     "pain"
                   ],
+                  "entry": "person",
                   "label": "VIGIL.Field.pool",
                   "name": "pool",
                   "nullable": false,
@@ -5004,6 +5583,7 @@ export const CATALOGUE = {
                   "type": "enum"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.face",
                   "max": 6,
                   "min": 1,
@@ -5031,6 +5611,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "fields": [
               {
                 "choice_labels": "VIGIL.Choice.source",
@@ -5038,6 +5619,7 @@ export const CATALOGUE = {
                   "despair",
                   "hope"
                 ],
+                "entry": "person",
                 "label": "VIGIL.Field.source",
                 "name": "source",
                 "nullable": false,
@@ -5050,6 +5632,7 @@ export const CATALOGUE = {
                   "add",
                   "remove"
                 ],
+                "entry": "person",
                 "label": "VIGIL.Field.op",
                 "name": "op",
                 "nullable": false,
@@ -5064,6 +5647,7 @@ export const CATALOGUE = {
                   "madness",
                   "pain"
                 ],
+                "entry": "person",
                 "label": "VIGIL.Field.pool",
                 "name": "pool",
                 "nullable": false,
@@ -5071,6 +5655,7 @@ export const CATALOGUE = {
                 "type": "enum"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.face",
                 "max": 6,
                 "min": 1,
@@ -5096,6 +5681,7 @@ export const CATALOGUE = {
               "despair",
               "hope"
             ],
+            "entry": "person",
             "label": "VIGIL.Field.source",
             "name": "source",
             "nullable": false,
@@ -5112,6 +5698,7 @@ export const CATALOGUE = {
               "add",
               "remove"
             ],
+            "entry": "person",
             "label": "VIGIL.Field.op",
             "name": "op",
             "nullable": false,
@@ -5130,6 +5717,7 @@ export const CATALOGUE = {
               "madness",
               "pain"
             ],
+            "entry": "person",
             "label": "VIGIL.Field.pool",
             "name": "pool",
             "nullable": false,
@@ -5141,6 +5729,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.face",
             "max": 6,
             "min": 1,
@@ -5155,6 +5744,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": null,
+            "entry": "person",
             "label": "VIGIL.Field.successes",
             "min": 0,
             "name": "successes",
@@ -5168,6 +5758,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": null,
+            "entry": "person",
             "label": "VIGIL.Field.degree",
             "max": 30,
             "min": 0,
@@ -5182,6 +5773,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": null,
+            "entry": "person",
             "label": "VIGIL.Field.success",
             "name": "success",
             "nullable": true,
@@ -5201,6 +5793,7 @@ export const CATALOGUE = {
               "pain"
             ],
             "default": null,
+            "entry": "person",
             "label": "VIGIL.Field.dominant",
             "name": "dominant",
             "nullable": true,
@@ -5213,7 +5806,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "name": "key",
               "nullable": false,
@@ -5231,6 +5826,7 @@ export const CATALOGUE = {
                 "discipline",
                 "madness"
               ],
+              "entry": "person",
               "label": "VIGIL.Field.value",
               "name": "value",
               "nullable": false,
@@ -5248,6 +5844,7 @@ export const CATALOGUE = {
               "discipline",
               "madness"
             ],
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "name": "value",
             "nullable": false,
@@ -5261,6 +5858,7 @@ export const CATALOGUE = {
       "options": [
         {
           "default": 3,
+          "entry": "person",
           "label": "VIGIL.Field.response_boxes",
           "max": 6,
           "min": 1,
@@ -5271,6 +5869,7 @@ export const CATALOGUE = {
         },
         {
           "default": 1,
+          "entry": "person",
           "label": "VIGIL.Field.despair_per_player",
           "max": 10,
           "min": 0,
@@ -5281,6 +5880,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.failure_consequences",
           "name": "failure_consequences",
           "nullable": false,
@@ -5289,6 +5889,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.wake_resets",
           "name": "wake_resets",
           "nullable": false,
@@ -5297,6 +5898,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.hope_clears_at_session_end",
           "name": "hope_clears_at_session_end",
           "nullable": false,
@@ -5305,6 +5907,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
           "nullable": false,
@@ -5313,6 +5916,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
           "nullable": false,
@@ -5336,6 +5940,7 @@ export const CATALOGUE = {
       "sheet": [
         {
           "default": "",
+          "entry": "rules",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "name": "name",
@@ -5345,6 +5950,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "rules",
           "label": "VIGIL.Field.npc",
           "name": "npc",
           "nullable": false,
@@ -5353,6 +5959,7 @@ export const CATALOGUE = {
         },
         {
           "default": 3,
+          "entry": "person",
           "label": "VIGIL.Field.discipline",
           "max": 30,
           "min": 0,
@@ -5363,6 +5970,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.madness",
           "max": 30,
           "min": 0,
@@ -5373,6 +5981,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.exhaustion",
           "max": 30,
           "min": 0,
@@ -5383,6 +5992,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.fight",
           "max": 6,
           "min": 0,
@@ -5393,6 +6003,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.flight",
           "max": 6,
           "min": 0,
@@ -5409,6 +6020,7 @@ export const CATALOGUE = {
             "nightmare"
           ],
           "default": "awake",
+          "entry": "person",
           "label": "VIGIL.Field.status",
           "name": "status",
           "nullable": false,
@@ -5417,6 +6029,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.snapped",
           "name": "snapped",
           "nullable": false,
@@ -5425,6 +6038,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.exhaustion_talent",
           "max_length": 64,
           "name": "exhaustion_talent",
@@ -5434,6 +6048,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.madness_talent",
           "max_length": 64,
           "name": "madness_talent",
@@ -5446,34 +6061,34 @@ export const CATALOGUE = {
     },
     "hursagmu": {
       "commands": [
-        "hursagmu.trait_roll",
-        "hursagmu.see_dim",
-        "hursagmu.harm",
         "hursagmu.damage",
-        "hursagmu.rest",
-        "hursagmu.rest_terms",
-        "hursagmu.morning",
+        "hursagmu.harm",
         "hursagmu.heal",
         "hursagmu.poison",
         "hursagmu.fall",
         "hursagmu.break_fall",
         "hursagmu.take_fall",
+        "hursagmu.trait_roll",
+        "hursagmu.see_dim",
+        "hursagmu.rest",
+        "hursagmu.rest_terms",
+        "hursagmu.morning",
         "hursagmu.senses",
-        "character.remove",
-        "correct",
-        "revive",
         "combat.start",
-        "combat.end",
         "combat.next_round",
-        "character.create",
-        "character.meta",
-        "table.options",
+        "combat.end",
         "clock.pause",
         "clock.run",
         "clock.set",
         "clock.follow",
         "clock.world",
         "undo",
+        "character.create",
+        "character.meta",
+        "revive",
+        "correct",
+        "character.remove",
+        "table.options",
         "token.mint",
         "token.list",
         "token.revoke",
@@ -5487,6 +6102,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "rules",
             "label": "VIGIL.Field.name",
             "max_length": 64,
             "name": "name",
@@ -5500,7 +6116,9 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "max_length": 64,
               "min_length": 1,
@@ -5518,6 +6136,7 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "label": "VIGIL.Field.value",
               "max": 100,
               "min": -20,
@@ -5532,6 +6151,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "max": 100,
             "min": -20,
@@ -5546,6 +6166,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.stuns",
             "max": 1000000,
             "min": 0,
@@ -5560,6 +6181,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.wounds",
             "max": 1000000,
             "min": 0,
@@ -5574,6 +6196,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.shocks",
             "max": 1000000,
             "min": 0,
@@ -5588,6 +6211,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.blind",
             "name": "blind",
             "nullable": false,
@@ -5600,6 +6224,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.deaf",
             "name": "deaf",
             "nullable": false,
@@ -5612,7 +6237,9 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "max_length": 64,
               "min_length": 1,
@@ -5630,6 +6257,7 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "fields": [
                 {
                   "choice_labels": "VIGIL.Choice.kind",
@@ -5638,6 +6266,7 @@ export const CATALOGUE = {
                     "drug"
                   ],
                   "default": "poison",
+                  "entry": "person",
                   "label": "VIGIL.Field.kind",
                   "name": "kind",
                   "nullable": false,
@@ -5646,6 +6275,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": "",
+                  "entry": "person",
                   "label": "VIGIL.Field.name",
                   "max_length": 64,
                   "name": "name",
@@ -5654,6 +6284,7 @@ export const CATALOGUE = {
                   "type": "string"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.damage",
                   "max": 100,
                   "min": 1,
@@ -5663,22 +6294,27 @@ export const CATALOGUE = {
                   "type": "integer"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.applied_at",
                   "min": 0,
                   "name": "applied_at",
                   "nullable": false,
                   "required": true,
+                  "time": "clock",
                   "type": "number"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.interval",
                   "min": 1,
                   "name": "interval",
                   "nullable": false,
                   "required": true,
+                  "time": "duration",
                   "type": "integer"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.doses",
                   "max": 1000,
                   "min": 1,
@@ -5689,6 +6325,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": 1,
+                  "entry": "rules",
                   "label": "VIGIL.Field.next_dose",
                   "max": 1000,
                   "min": 1,
@@ -5710,6 +6347,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "fields": [
               {
                 "choice_labels": "VIGIL.Choice.kind",
@@ -5718,6 +6356,7 @@ export const CATALOGUE = {
                   "drug"
                 ],
                 "default": "poison",
+                "entry": "person",
                 "label": "VIGIL.Field.kind",
                 "name": "kind",
                 "nullable": false,
@@ -5726,6 +6365,7 @@ export const CATALOGUE = {
               },
               {
                 "default": "",
+                "entry": "person",
                 "label": "VIGIL.Field.name",
                 "max_length": 64,
                 "name": "name",
@@ -5734,6 +6374,7 @@ export const CATALOGUE = {
                 "type": "string"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.damage",
                 "max": 100,
                 "min": 1,
@@ -5743,22 +6384,27 @@ export const CATALOGUE = {
                 "type": "integer"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.applied_at",
                 "min": 0,
                 "name": "applied_at",
                 "nullable": false,
                 "required": true,
+                "time": "clock",
                 "type": "number"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.interval",
                 "min": 1,
                 "name": "interval",
                 "nullable": false,
                 "required": true,
+                "time": "duration",
                 "type": "integer"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.doses",
                 "max": 1000,
                 "min": 1,
@@ -5769,6 +6415,7 @@ export const CATALOGUE = {
               },
               {
                 "default": 1,
+                "entry": "rules",
                 "label": "VIGIL.Field.next_dose",
                 "max": 1000,
                 "min": 1,
@@ -5795,6 +6442,7 @@ export const CATALOGUE = {
               "drug"
             ],
             "default": "poison",
+            "entry": "person",
             "label": "VIGIL.Field.kind",
             "name": "kind",
             "nullable": false,
@@ -5807,6 +6455,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "person",
             "label": "VIGIL.Field.name",
             "max_length": 64,
             "name": "name",
@@ -5819,6 +6468,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.damage",
             "max": 100,
             "min": 1,
@@ -5832,11 +6482,13 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.applied_at",
             "min": 0,
             "name": "applied_at",
             "nullable": false,
             "required": true,
+            "time": "clock",
             "type": "number"
           },
           "path": "poisons.*.applied_at"
@@ -5844,11 +6496,13 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.interval",
             "min": 1,
             "name": "interval",
             "nullable": false,
             "required": true,
+            "time": "duration",
             "type": "integer"
           },
           "path": "poisons.*.interval"
@@ -5856,6 +6510,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.doses",
             "max": 1000,
             "min": 1,
@@ -5870,6 +6525,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 1,
+            "entry": "rules",
             "label": "VIGIL.Field.next_dose",
             "max": 1000,
             "min": 1,
@@ -5884,6 +6540,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "rules",
             "label": "VIGIL.Field.poison_seq",
             "min": 0,
             "name": "poison_seq",
@@ -5901,9 +6558,11 @@ export const CATALOGUE = {
               "spoiled": false,
               "wound_difficulty": 0
             },
+            "entry": "person",
             "fields": [
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.wound_difficulty",
                 "max": 50,
                 "min": 0,
@@ -5914,6 +6573,7 @@ export const CATALOGUE = {
               },
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.shock_difficulty",
                 "max": 50,
                 "min": 0,
@@ -5924,6 +6584,7 @@ export const CATALOGUE = {
               },
               {
                 "default": false,
+                "entry": "person",
                 "label": "VIGIL.Field.spoiled",
                 "name": "spoiled",
                 "nullable": false,
@@ -5943,6 +6604,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.wound_difficulty",
             "max": 50,
             "min": 0,
@@ -5957,6 +6619,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.shock_difficulty",
             "max": 50,
             "min": 0,
@@ -5971,6 +6634,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.spoiled",
             "name": "spoiled",
             "nullable": false,
@@ -5983,6 +6647,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.recovered_day",
             "min": 0,
             "name": "recovered_day",
@@ -5996,6 +6661,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.healed_day",
             "min": 0,
             "name": "healed_day",
@@ -6009,6 +6675,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.spoiled_day",
             "min": 0,
             "name": "spoiled_day",
@@ -6022,6 +6689,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "rules",
             "label": "VIGIL.Field.may_act_second",
             "name": "may_act_second",
             "nullable": false,
@@ -6034,11 +6702,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.rest_next_at",
             "min": 0,
             "name": "rest_next_at",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "rest_next_at"
@@ -6047,6 +6717,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.pending_fall",
             "max": 10000,
             "min": 0,
@@ -6067,6 +6738,7 @@ export const CATALOGUE = {
             "flat"
           ],
           "default": "roll",
+          "entry": "person",
           "label": "VIGIL.Field.resistance",
           "name": "resistance",
           "nullable": false,
@@ -6075,6 +6747,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.wake_hour",
           "max": 23,
           "min": 0,
@@ -6085,6 +6758,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
           "nullable": false,
@@ -6093,6 +6767,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
           "nullable": false,
@@ -6112,6 +6787,7 @@ export const CATALOGUE = {
       "sheet": [
         {
           "default": "",
+          "entry": "rules",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "name": "name",
@@ -6121,7 +6797,9 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "keys": {
+            "entry": "person",
             "label": "VIGIL.Field.key",
             "max_length": 64,
             "min_length": 1,
@@ -6139,6 +6817,7 @@ export const CATALOGUE = {
           "required": false,
           "type": "map",
           "values": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "max": 100,
             "min": -20,
@@ -6150,6 +6829,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.stuns",
           "max": 1000000,
           "min": 0,
@@ -6160,6 +6840,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.wounds",
           "max": 1000000,
           "min": 0,
@@ -6170,6 +6851,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.shocks",
           "max": 1000000,
           "min": 0,
@@ -6180,6 +6862,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.blind",
           "name": "blind",
           "nullable": false,
@@ -6188,6 +6871,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.deaf",
           "name": "deaf",
           "nullable": false,
@@ -6196,7 +6880,9 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "keys": {
+            "entry": "person",
             "label": "VIGIL.Field.key",
             "max_length": 64,
             "min_length": 1,
@@ -6214,6 +6900,7 @@ export const CATALOGUE = {
           "required": false,
           "type": "map",
           "values": {
+            "entry": "person",
             "fields": [
               {
                 "choice_labels": "VIGIL.Choice.kind",
@@ -6222,6 +6909,7 @@ export const CATALOGUE = {
                   "drug"
                 ],
                 "default": "poison",
+                "entry": "person",
                 "label": "VIGIL.Field.kind",
                 "name": "kind",
                 "nullable": false,
@@ -6230,6 +6918,7 @@ export const CATALOGUE = {
               },
               {
                 "default": "",
+                "entry": "person",
                 "label": "VIGIL.Field.name",
                 "max_length": 64,
                 "name": "name",
@@ -6238,6 +6927,7 @@ export const CATALOGUE = {
                 "type": "string"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.damage",
                 "max": 100,
                 "min": 1,
@@ -6247,22 +6937,27 @@ export const CATALOGUE = {
                 "type": "integer"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.applied_at",
                 "min": 0,
                 "name": "applied_at",
                 "nullable": false,
                 "required": true,
+                "time": "clock",
                 "type": "number"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.interval",
                 "min": 1,
                 "name": "interval",
                 "nullable": false,
                 "required": true,
+                "time": "duration",
                 "type": "integer"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.doses",
                 "max": 1000,
                 "min": 1,
@@ -6273,6 +6968,7 @@ export const CATALOGUE = {
               },
               {
                 "default": 1,
+                "entry": "rules",
                 "label": "VIGIL.Field.next_dose",
                 "max": 1000,
                 "min": 1,
@@ -6291,6 +6987,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "rules",
           "label": "VIGIL.Field.poison_seq",
           "min": 0,
           "name": "poison_seq",
@@ -6304,9 +7001,11 @@ export const CATALOGUE = {
             "spoiled": false,
             "wound_difficulty": 0
           },
+          "entry": "person",
           "fields": [
             {
               "default": 0,
+              "entry": "person",
               "label": "VIGIL.Field.wound_difficulty",
               "max": 50,
               "min": 0,
@@ -6317,6 +7016,7 @@ export const CATALOGUE = {
             },
             {
               "default": 0,
+              "entry": "person",
               "label": "VIGIL.Field.shock_difficulty",
               "max": 50,
               "min": 0,
@@ -6327,6 +7027,7 @@ export const CATALOGUE = {
             },
             {
               "default": false,
+              "entry": "person",
               "label": "VIGIL.Field.spoiled",
               "name": "spoiled",
               "nullable": false,
@@ -6342,6 +7043,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.recovered_day",
           "min": 0,
           "name": "recovered_day",
@@ -6351,6 +7053,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.healed_day",
           "min": 0,
           "name": "healed_day",
@@ -6360,6 +7063,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.spoiled_day",
           "min": 0,
           "name": "spoiled_day",
@@ -6369,6 +7073,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "rules",
           "label": "VIGIL.Field.may_act_second",
           "name": "may_act_second",
           "nullable": false,
@@ -6377,15 +7082,18 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.rest_next_at",
           "min": 0,
           "name": "rest_next_at",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.pending_fall",
           "max": 10000,
           "min": 0,
@@ -6418,34 +7126,34 @@ export const CATALOGUE = {
         "mettle.heal",
         "mettle.rattle",
         "mettle.relieve",
-        "mettle.shake_off",
-        "mettle.effort",
         "mettle.injury_add",
-        "mettle.injury_remove",
         "mettle.injury_reduce",
-        "mettle.check",
+        "mettle.injury_remove",
         "mettle.stabilize",
         "mettle.stabilize_by_fiat",
+        "mettle.check",
+        "mettle.shake_off",
+        "mettle.effort",
         "mettle.rest_start",
         "mettle.rest_stop",
         "mettle.strenuous",
-        "mettle.kit_set",
-        "mettle.discipline_set",
-        "character.remove",
-        "correct",
-        "revive",
         "combat.start",
-        "combat.end",
         "combat.next_round",
-        "character.create",
-        "character.meta",
-        "table.options",
+        "combat.end",
         "clock.pause",
         "clock.run",
         "clock.set",
         "clock.follow",
         "clock.world",
         "undo",
+        "mettle.kit_set",
+        "mettle.discipline_set",
+        "character.create",
+        "character.meta",
+        "revive",
+        "correct",
+        "character.remove",
+        "table.options",
         "token.mint",
         "token.list",
         "token.revoke",
@@ -6459,6 +7167,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "rules",
             "label": "VIGIL.Field.name",
             "max_length": 64,
             "name": "name",
@@ -6471,6 +7180,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.mettle",
             "max": 1000,
             "min": 1,
@@ -6485,6 +7195,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.pain",
             "min": 0,
             "name": "pain",
@@ -6498,6 +7209,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.rattle",
             "min": 0,
             "name": "rattle",
@@ -6511,11 +7223,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.rattle_set_at",
             "min": 0,
             "name": "rattle_set_at",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "rattle_set_at"
@@ -6524,6 +7238,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "rules",
             "label": "VIGIL.Field.effort_toward_rattle",
             "max": 3,
             "min": 0,
@@ -6538,9 +7253,12 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "fields": [
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.id",
                   "max_length": 64,
                   "min_length": 1,
@@ -6552,6 +7270,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": "",
+                  "entry": "person",
                   "label": "VIGIL.Field.label",
                   "max_length": 64,
                   "name": "label",
@@ -6560,6 +7279,7 @@ export const CATALOGUE = {
                   "type": "string"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.penalty",
                   "max": 1000,
                   "min": 1,
@@ -6587,8 +7307,10 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "fields": [
               {
+                "entry": "person",
                 "label": "VIGIL.Field.id",
                 "max_length": 64,
                 "min_length": 1,
@@ -6600,6 +7322,7 @@ export const CATALOGUE = {
               },
               {
                 "default": "",
+                "entry": "person",
                 "label": "VIGIL.Field.label",
                 "max_length": 64,
                 "name": "label",
@@ -6608,6 +7331,7 @@ export const CATALOGUE = {
                 "type": "string"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.penalty",
                 "max": 1000,
                 "min": 1,
@@ -6628,6 +7352,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.id",
             "max_length": 64,
             "min_length": 1,
@@ -6643,6 +7368,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "person",
             "label": "VIGIL.Field.label",
             "max_length": 64,
             "name": "label",
@@ -6655,6 +7381,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.penalty",
             "max": 1000,
             "min": 1,
@@ -6669,6 +7396,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 1,
+            "entry": "rules",
             "label": "VIGIL.Field.next_injury",
             "min": 1,
             "name": "next_injury",
@@ -6689,6 +7417,7 @@ export const CATALOGUE = {
               "departed"
             ],
             "default": "active",
+            "entry": "rules",
             "label": "VIGIL.Field.status",
             "name": "status",
             "nullable": false,
@@ -6701,6 +7430,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "rules",
             "label": "VIGIL.Field.stabilized",
             "name": "stabilized",
             "nullable": false,
@@ -6713,11 +7443,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.dying_since",
             "min": 0,
             "name": "dying_since",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "dying_since"
@@ -6726,11 +7458,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.stabilized_at",
             "min": 0,
             "name": "stabilized_at",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "stabilized_at"
@@ -6739,11 +7473,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.departs_at",
             "min": 0,
             "name": "departs_at",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "departs_at"
@@ -6752,11 +7488,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.departed_at",
             "min": 0,
             "name": "departed_at",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "departed_at"
@@ -6765,6 +7503,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "rules",
             "label": "VIGIL.Field.resting",
             "name": "resting",
             "nullable": false,
@@ -6777,11 +7516,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.rest_since",
             "min": 0,
             "name": "rest_since",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "rest_since"
@@ -6790,6 +7531,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "rules",
             "label": "VIGIL.Field.rest_hours",
             "min": 0,
             "name": "rest_hours",
@@ -6803,7 +7545,9 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "max_length": 64,
               "min_length": 1,
@@ -6820,6 +7564,7 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "label": "VIGIL.Field.value",
               "min": 0,
               "name": "value",
@@ -6833,6 +7578,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "min": 0,
             "name": "value",
@@ -6846,7 +7592,9 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "max_length": 64,
               "min_length": 1,
@@ -6863,6 +7611,7 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "label": "VIGIL.Field.value",
               "max": 1000,
               "min": -1000,
@@ -6877,6 +7626,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "max": 1000,
             "min": -1000,
@@ -6891,11 +7641,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.busy_until",
             "min": 0,
             "name": "busy_until",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "busy_until"
@@ -6905,9 +7657,11 @@ export const CATALOGUE = {
       "options": [
         {
           "default": null,
+          "entry": "person",
           "fields": [
             {
               "default": 1,
+              "entry": "person",
               "label": "VIGIL.Field.crit",
               "max": 1000000,
               "min": 0,
@@ -6918,6 +7672,7 @@ export const CATALOGUE = {
             },
             {
               "default": 10,
+              "entry": "person",
               "label": "VIGIL.Field.plain",
               "max": 1000000,
               "min": 0,
@@ -6928,6 +7683,7 @@ export const CATALOGUE = {
             },
             {
               "default": 1,
+              "entry": "person",
               "label": "VIGIL.Field.fail",
               "max": 1000000,
               "min": 0,
@@ -6945,6 +7701,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
           "nullable": false,
@@ -6953,6 +7710,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.stabilize_tn",
           "max": 1000,
           "min": -1000,
@@ -6963,6 +7721,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
           "nullable": false,
@@ -6986,6 +7745,7 @@ export const CATALOGUE = {
       "sheet": [
         {
           "default": "",
+          "entry": "rules",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "name": "name",
@@ -6994,6 +7754,7 @@ export const CATALOGUE = {
           "type": "string"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.mettle",
           "max": 1000,
           "min": 1,
@@ -7004,6 +7765,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.pain",
           "min": 0,
           "name": "pain",
@@ -7013,6 +7775,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.rattle",
           "min": 0,
           "name": "rattle",
@@ -7022,15 +7785,18 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.rattle_set_at",
           "min": 0,
           "name": "rattle_set_at",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": 0,
+          "entry": "rules",
           "label": "VIGIL.Field.effort_toward_rattle",
           "max": 3,
           "min": 0,
@@ -7041,9 +7807,12 @@ export const CATALOGUE = {
         },
         {
           "default": [],
+          "entry": "person",
           "items": {
+            "entry": "person",
             "fields": [
               {
+                "entry": "person",
                 "label": "VIGIL.Field.id",
                 "max_length": 64,
                 "min_length": 1,
@@ -7055,6 +7824,7 @@ export const CATALOGUE = {
               },
               {
                 "default": "",
+                "entry": "person",
                 "label": "VIGIL.Field.label",
                 "max_length": 64,
                 "name": "label",
@@ -7063,6 +7833,7 @@ export const CATALOGUE = {
                 "type": "string"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.penalty",
                 "max": 1000,
                 "min": 1,
@@ -7087,6 +7858,7 @@ export const CATALOGUE = {
         },
         {
           "default": 1,
+          "entry": "rules",
           "label": "VIGIL.Field.next_injury",
           "min": 1,
           "name": "next_injury",
@@ -7103,6 +7875,7 @@ export const CATALOGUE = {
             "departed"
           ],
           "default": "active",
+          "entry": "rules",
           "label": "VIGIL.Field.status",
           "name": "status",
           "nullable": false,
@@ -7111,6 +7884,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "rules",
           "label": "VIGIL.Field.stabilized",
           "name": "stabilized",
           "nullable": false,
@@ -7119,42 +7893,51 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.dying_since",
           "min": 0,
           "name": "dying_since",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.stabilized_at",
           "min": 0,
           "name": "stabilized_at",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.departs_at",
           "min": 0,
           "name": "departs_at",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.departed_at",
           "min": 0,
           "name": "departed_at",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": false,
+          "entry": "rules",
           "label": "VIGIL.Field.resting",
           "name": "resting",
           "nullable": false,
@@ -7163,15 +7946,18 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.rest_since",
           "min": 0,
           "name": "rest_since",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": 0,
+          "entry": "rules",
           "label": "VIGIL.Field.rest_hours",
           "min": 0,
           "name": "rest_hours",
@@ -7181,7 +7967,9 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "keys": {
+            "entry": "person",
             "label": "VIGIL.Field.key",
             "max_length": 64,
             "min_length": 1,
@@ -7198,6 +7986,7 @@ export const CATALOGUE = {
           "required": false,
           "type": "map",
           "values": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "min": 0,
             "name": "value",
@@ -7208,7 +7997,9 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "keys": {
+            "entry": "person",
             "label": "VIGIL.Field.key",
             "max_length": 64,
             "min_length": 1,
@@ -7225,6 +8016,7 @@ export const CATALOGUE = {
           "required": false,
           "type": "map",
           "values": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "max": 1000,
             "min": -1000,
@@ -7236,17 +8028,27 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.busy_until",
           "min": 0,
           "name": "busy_until",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         }
       ],
       "waits": []
     }
   },
+  "groups": [
+    "harm",
+    "rolls",
+    "conditions",
+    "table",
+    "bookkeeping",
+    "operator"
+  ],
   "protocol": 1,
   "roles": [
     "operator",

@@ -21,7 +21,7 @@
 import { VigilClient } from "/client/core/client.js";
 import { CATALOGUE } from "/client/core/catalogue.js";
 import { buildForm, choiceLabel, commandLabel, maySend, subjectField } from "/client/core/forms.js";
-import { answersAWait, blockedBy, characterOffers, mayAct, waitsOn } from "/client/core/offers.js";
+import { answersAWait, blockedBy, characterOffers, commandsOf, mayAct, waitsOn } from "/client/core/offers.js";
 import {
   STATUS_WORDS,
   errorSentence,
@@ -347,9 +347,11 @@ function waitingSentence(state, char) {
 /** Built forms by slot ("act:<tag>", "table:<tag>"), kept across renders. */
 const slots = new Map();
 
-/** The catalogue commands of this table's game (its own and the generic ones). */
+/** The catalogue commands of this table's game (its own and the generic
+ * ones) in the catalogue's order of play, less those only a Foundry client
+ * can fill (Foundry's world time). */
 function tableCommands(system) {
-  return Object.values(CATALOGUE.commands).filter((e) => e.game === null || e.game === system);
+  return commandsOf(CATALOGUE, system).filter((e) => !e.foundry_only);
 }
 
 /** May this page's viewer send `entry` (the catalogue's senders)? */
