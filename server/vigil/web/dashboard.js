@@ -26,8 +26,11 @@ import {
   STATUS_WORDS,
   errorSentence,
   eventSentence,
+  followNewLinks,
+  forgetToken,
   formatGameTime,
   h,
+  keepToken,
   loadCatalogue,
   swap,
   t,
@@ -91,10 +94,15 @@ function start(token) {
   client = new VigilClient({ url: wsUrl(), token, clientName: "vigil-web" });
   window.vigil = client;
   client.addEventListener("status", (ev) => showStatus(ev.detail.status));
-  client.addEventListener("welcome", (ev) => onWelcome(ev.detail));
+  client.addEventListener("welcome", (ev) => {
+    keepToken(TOKEN_KEY, token, ev.detail.role);
+    onWelcome(ev.detail);
+  });
   client.addEventListener("state", () => scheduleRender());
   client.addEventListener("refused", (ev) => {
-    sessionStorage.removeItem(TOKEN_KEY);
+    forgetToken(TOKEN_KEY);
+    $("gm").hidden = true;
+    $("operator").hidden = true;
     showLogin(errorSentence(ev.detail, names));
   });
   client.connect();
@@ -1097,10 +1105,11 @@ async function main() {
   $("signout").addEventListener("click", () => {
     client?.close();
     client = null;
-    sessionStorage.removeItem(TOKEN_KEY);
+    forgetToken(TOKEN_KEY);
     location.reload();
   });
   setInterval(tickAll, 250);
+  followNewLinks();
   const { token } = takeToken(TOKEN_KEY);
   if (token) start(token);
   else showLogin();

@@ -35,7 +35,21 @@
 
 import { VigilClient } from "/client/core/client.js";
 import { badgeKey, badgeLook, badgeShortKey, counterKey, counters, rattleMeter } from "/client/core/display.js";
-import { STATUS_WORDS, errorSentence, eventSentence, formatGameTime, h, loadCatalogue, swap, t, takeToken, wsUrl } from "./common.js";
+import {
+  STATUS_WORDS,
+  errorSentence,
+  eventSentence,
+  followNewLinks,
+  forgetToken,
+  formatGameTime,
+  h,
+  keepToken,
+  loadCatalogue,
+  swap,
+  t,
+  takeToken,
+  wsUrl,
+} from "./common.js";
 import { characterCard, countdown, countdownsOf, die, diceByPool, phaseTrack, reading, tick } from "./render.js";
 
 const TOKEN_KEY = "vigil.watch.token";
@@ -387,6 +401,7 @@ async function refreshLastRoll() {
 
 async function main() {
   await loadCatalogue();
+  followNewLinks();
   const { token } = takeToken(TOKEN_KEY);
   view = readView();
   applyView();
@@ -408,6 +423,7 @@ async function main() {
   client = new VigilClient({ url: wsUrl(), token, clientName: "vigil-web" });
   window.vigil = client;
   client.addEventListener("status", (ev) => showStatus(ev.detail.status));
+  client.addEventListener("welcome", (ev) => keepToken(TOKEN_KEY, token, ev.detail.role));
   client.addEventListener("state", () => {
     requestAnimationFrame(render);
     if (!historyTimer) {
@@ -420,6 +436,7 @@ async function main() {
   });
   client.addEventListener("refused", (ev) => {
     // A revoked link shows nothing of the table any more (issue 13, item 13).
+    forgetToken(TOKEN_KEY);
     $("watch-characters").replaceChildren();
     $("watch-rolls").replaceChildren();
     $("watch-coins").hidden = true;
