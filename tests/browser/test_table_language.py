@@ -51,7 +51,13 @@ SCENES: dict[str, tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]] = {
         [
             {"type": "hursagmu.harm", "char": "uruk", "stuns": 2, "wounds": 1},
             {"type": "hursagmu.poison", "char": "juk", "damage": 1, "interval": 600, "duration": 3600},
-            {"type": "hursagmu.trait_roll", "char": "uruk", "trait": "athlete", "target": 8},
+            {
+                "type": "hursagmu.trait_roll",
+                "char": "uruk",
+                "trait": "athlete",
+                "target": 8,
+                "kind": "physical",
+            },
             {"type": "clock.set", "to": 90_000.5},
             {"type": "hursagmu.fall", "char": "uruk", "spaces": 3},
         ],
@@ -150,7 +156,8 @@ async def test_forms_speak_the_tables_language_and_pages_fit_in_every_state(
 
         for n, body in enumerate([None, *steps]):
             if body is not None:
-                await ws_command(vigil_server, tokens["gm"], body, table)
+                reply = await ws_command(vigil_server, tokens["gm"], body, table)
+                assert reply["type"] == "ack", (body, reply)
                 rev = await gm.evaluate("window.vigil.rev")
                 for page in (gm, phone):
                     await page.wait_for_function("(r) => window.vigil.rev >= r", arg=rev)

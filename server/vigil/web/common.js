@@ -9,6 +9,7 @@
 
 import { format, readable, render } from "/client/core/words.js";
 import { formatGameTime } from "/client/core/clock.js";
+import { explain } from "/client/core/explain.js";
 
 export { formatGameTime };
 
@@ -207,3 +208,24 @@ export const STATUS_WORDS = {
   refused: "Refused",
   closed: "Disconnected",
 };
+
+/**
+ * Why a roll or a check came out as it did (core/explain.js): one line per
+ * reason, its arithmetic in words and a link to the rule in the rules
+ * reference this server serves (/rules/<game>#<rule>); null for an event
+ * that is no roll or check.
+ */
+export function explanation(ev, game) {
+  const lines = explain(ev, { t, game });
+  if (!lines.length) return null;
+  return h(
+    "span",
+    { class: "explain" },
+    lines.map((l) => h(
+      "span",
+      { class: "explain-line", dataset: { rule: l.rule ?? "" } },
+      `${l.text} `,
+      l.href ? h("a", { class: "rule-link", href: l.href, target: "_blank", rel: "noopener" }, t("VIGIL.Explain.rule", { rule: l.rule })) : null,
+    )),
+  );
+}

@@ -26,6 +26,7 @@ import {
   STATUS_WORDS,
   errorSentence,
   eventSentence,
+  explanation,
   followNewLinks,
   forgetToken,
   formatGameTime,
@@ -400,7 +401,7 @@ async function submitForm(body, sent) {
     try {
       const page = await client.history({ before: ack.rev + 1, limit: 1 });
       const entry = page.entries.find((e) => e.rev === ack.rev);
-      if (entry) lines = entry.events.map((ev) => h("p", { class: `result-line code-${ev.code}`, dataset: { code: ev.code } }, eventSentence(ev, names), eventDice(ev)));
+      if (entry) lines = entry.events.map((ev) => h("p", { class: `result-line code-${ev.code}`, dataset: { code: ev.code } }, eventSentence(ev, names), eventDice(ev), explanation(ev, client.state?.system)));
     } catch {
       /* the history shows it anyway */
     }
@@ -1052,7 +1053,7 @@ function renderHistory() {
           h("span", { class: "muted entry-kind" }, entryLabel(e)),
           e.undone ? h("span", { class: "undone-tag" }, "undone") : null,
         ),
-        h("ul", { class: "events" }, e.events.map((ev) => h("li", {}, eventSentence(ev, names), eventDice(ev)))),
+        h("ul", { class: "events" }, e.events.map((ev) => h("li", {}, eventSentence(ev, names), eventDice(ev), explanation(ev, client.state?.system)))),
       ),
     ),
   );

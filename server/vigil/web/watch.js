@@ -39,6 +39,7 @@ import {
   STATUS_WORDS,
   errorSentence,
   eventSentence,
+  explanation,
   followNewLinks,
   forgetToken,
   formatGameTime,
@@ -250,6 +251,7 @@ function lastRollView(state) {
     { class: "roll last-roll check", dataset: { roll: ev.char ?? "", phase: "done" } },
     faces.length ? h("span", { class: "dice" }, faces.map((f) => die(state.system, "plain", f))) : null,
     h("p", { class: "reading" }, eventSentence(ev, who)),
+    explanation(ev, client.state?.system),
   );
 }
 
