@@ -7,6 +7,7 @@
 
 import { getSetting, isActiveGM, t } from "./settings.js";
 import { POOL_ORDER, poolKey, readDie } from "./core/display.js";
+import { explain } from "./core/explain.js";
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
@@ -27,7 +28,28 @@ export function newlyRolled(state, seen) {
   return out;
 }
 
-export function rollCardHtml(name, roll) {
+/** The http(s) address of the Vigil server a ws(s) URL names, for links to its rules reference. */
+export function serverBase(wsUrl) {
+  try {
+    const u = new URL(String(wsUrl));
+    return `${u.protocol === "wss:" ? "https:" : "http:"}//${u.host}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The roll's explanation (core/explain.js: the view's `explain`), one paragraph per reason, the rule linked. */
+function explanationHtml(roll, base) {
+  if (!roll.explain) return "";
+  return explain({ params: { explain: roll.explain } }, { t, game: "dryh", base: base ?? "" })
+    .map((l) => {
+      const link = base && l.href ? ` <a href="${esc(l.href)}" target="_blank" rel="noopener">${esc(t("VIGIL.Explain.rule", { rule: l.rule }))}</a>` : "";
+      return `<p class="vigil-explain">${esc(l.text)}${link}</p>`;
+    })
+    .join("");
+}
+
+export function rollCardHtml(name, roll, base = null) {
   const pools = POOL_ORDER.filter((p) => roll.dice[p]?.length).map((p) => {
     const dice = roll.dice[p].map((f) => `<span class="vigil-die vigil-${p}${readDie("dryh", f).success ? " vigil-success" : ""}">${esc(f)}</span>`).join("");
     return `<div class="vigil-pool"><b>${esc(t(poolKey(p)))}</b> ${dice}</div>`;
@@ -35,7 +57,7 @@ export function rollCardHtml(name, roll) {
   const outcome = roll.success === null || roll.success === undefined ? "" : t(roll.success ? "VIGIL.Chat.Success" : "VIGIL.Chat.Failure");
   const summary = roll.successes === null || roll.successes === undefined ? "" : `<p>${esc(t("VIGIL.Chat.Successes", { n: roll.successes, outcome }))}</p>`;
   const dom = roll.dominant ? `<p>${esc(t("VIGIL.Chat.Dominates", { pool: t(poolKey(roll.dominant)) }))}</p>` : "";
-  return `<div class="vigil-card"><h3>${esc(t("VIGIL.Chat.RollTitle", { name }))}</h3>${pools}${summary}${dom}</div>`;
+  return `<div class="vigil-card"><h3>${esc(t("VIGIL.Chat.RollTitle", { name }))}</h3>${pools}${summary}${dom}${explanationHtml(roll, base)}</div>`;
 }
 
 export function dsnData(roll) {
@@ -57,7 +79,7 @@ export function installChat(connection) {
     for (const { char, roll } of fresh) {
       const name = e.detail.state.characters?.[char]?.name ?? char;
       const game = globalThis.game;
-      const post = () => Promise.resolve(globalThis.ChatMessage.create({ content: rollCardHtml(name, roll), speaker: { alias: name } }))
+      const post = () => Promise.resolve(globalThis.ChatMessage.create({ content: rollCardHtml(name, roll, serverBase(getSetting("serverUrl"))), speaker: { alias: name } }))
         .catch((err) => console.warn("vigil | could not post the roll card", err));
       if (game.dice3d?.show) {
         // Dice So Nice may reject (no WebGL, a colorset it lacks): the card is posted all the same.

@@ -719,6 +719,7 @@ function renderDryh(state, gm) {
         h("header", { class: "roll-head" }, h("h3", {}, `Last roll: ${names[lastRoll.protagonist] ?? lastRoll.protagonist}`)),
         diceByPool(lastRoll.dice, lastRoll.dominant, names),
         reading(lastRoll),
+        explanation({ params: { explain: lastRoll.explain } }, "dryh"),
       ),
     );
   }
@@ -888,6 +889,7 @@ function rollBox(state, char, roll, gm) {
     roll.helpers?.length ? h("p", { class: "muted" }, `Helpers: ${roll.helpers.map((x) => names[x] ?? x).join(", ")}`) : null,
     diceByPool(roll.dice, roll.dominant, names),
     reading(roll),
+    explanation({ params: { explain: roll.explain } }, "dryh"),
     controls,
   );
 }

@@ -227,6 +227,7 @@ function rollView(state, char, roll) {
     roll.helpers?.length ? h("p", { class: "muted" }, t("VIGIL.Watch.helpedBy", { names: roll.helpers.map((x) => who[x] ?? x).join(", ") })) : null,
     pools,
     reading(roll),
+    explanation({ params: { explain: roll.explain } }, "dryh"),
   );
 }
 
@@ -242,6 +243,7 @@ function lastRollView(state) {
       h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.lastRoll", { name: who[roll.protagonist] ?? roll.protagonist }))),
       revealed(diceByPool(roll.dice, roll.dominant, who), `${roll.protagonist}|${JSON.stringify(roll.dice)}`),
       reading(roll),
+      explanation({ params: { explain: roll.explain } }, "dryh"),
     );
   }
   const ev = lastRoll.event;
