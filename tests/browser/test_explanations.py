@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from playwright.async_api import Page, expect
-from tests.browser.test_dashboard import act, open_live
+from tests.browser.test_dashboard import PAGES, act, open_live
 from tests.browser.test_session import new_table, no_page_errors
 from tests.support.commands import ws_command
 from tests.support.server import ServerProcess
@@ -117,3 +117,39 @@ async def test_a_dryh_roll_shows_its_successes_talent_and_dominance(
     assert shown[1].startswith(ev["params"]["explain"]["dominance"]["pool"].title()), shown
     assert " dominates: " in shown[1] and shown[1].endswith("Rule DRYH-07"), shown
     no_page_errors(gm)
+
+
+async def test_a_despair_six_is_marked_added_or_struck_out(
+    vigil_server: ServerProcess, new_page: Any
+) -> None:
+    """DRYH-08 on screen: a 6 that despair added carries the "added by
+    despair" mark (it no longer looks rolled), one it removed stays in view
+    struck out, on the GM page and the stream."""
+    tokens = await new_table(vigil_server, "dryh", "despair", {"alice": {"discipline": 3}})
+    for body in (
+        {"type": "table.options", "options": {"manual_dice": True}},
+        {"type": "correct", "field": "despair", "value": 2},
+        {"type": "dryh.open", "char": "alice", "pain": 2},
+        {"type": "dryh.roll", "char": "alice", "faces": [6, 2, 3, 4, 5]},
+        {"type": "dryh.despair_spend", "char": "alice", "pool": "pain", "op": "add"},
+        {"type": "dryh.despair_spend", "char": "alice", "pool": "discipline", "op": "remove"},
+    ):
+        reply = await ws_command(vigil_server, tokens["gm"], body, "despair")
+        assert reply["type"] == "ack", (body, reply)
+    gm = await new_page(1440, 900)
+    watch = await new_page(1280, 720)
+    await open_live(gm, f"{vigil_server.url}/#token={tokens['gm']}")
+    await open_live(watch, f"{vigil_server.url}/watch#token={tokens['spectator']}")
+    for page, root in ((gm, "#dryh-panel"), (watch, "#watch-rolls")):
+        pain = page.locator(f"{root} [data-pool=pain] .die")
+        await expect(pain).to_have_count(3)
+        added = page.locator(f"{root} [data-pool=pain] .die-added")
+        await expect(added).to_have_count(1)
+        await expect(added).to_have_attribute("data-face", "6")
+        await expect(added).to_have_attribute("title", "Pain 6: added by despair")
+        struck = page.locator(f"{root} [data-pool=discipline] .die-struck")
+        await expect(struck).to_have_count(1)
+        await expect(struck).to_have_attribute("title", "Discipline 6: struck out by despair")
+        await expect(page.locator(f"{root} [data-pool=discipline] .die:not(.die-struck)")).to_have_count(2)
+    await gm.locator("#dryh-panel").screenshot(path=str(PAGES / "dryh-despair-marks.png"))
+    no_page_errors(gm, watch)

@@ -717,7 +717,7 @@ function renderDryh(state, gm) {
         "section",
         { class: "roll last-roll", dataset: { roll: lastRoll.protagonist, phase: "done" }, "aria-label": "Last roll" },
         h("header", { class: "roll-head" }, h("h3", {}, `Last roll: ${names[lastRoll.protagonist] ?? lastRoll.protagonist}`)),
-        diceByPool(lastRoll.dice, lastRoll.dominant, names),
+        diceByPool(lastRoll.dice, lastRoll.dominant, names, lastRoll.adjustments),
         reading(lastRoll),
         explanation({ params: { explain: lastRoll.explain } }, "dryh"),
       ),
@@ -887,7 +887,7 @@ function rollBox(state, char, roll, gm) {
     h("header", { class: "roll-head" }, h("h3", {}, `${name}'s roll`), h("span", { class: "muted" }, `${roll.pain} ${roll.kind} pain dice`), phaseTrack(roll.phase)),
     decl && roll.phase !== "open" ? h("p", { class: "muted" }, decl) : null,
     roll.helpers?.length ? h("p", { class: "muted" }, `Helpers: ${roll.helpers.map((x) => names[x] ?? x).join(", ")}`) : null,
-    diceByPool(roll.dice, roll.dominant, names),
+    diceByPool(roll.dice, roll.dominant, names, roll.adjustments),
     reading(roll),
     explanation({ params: { explain: roll.explain } }, "dryh"),
     controls,
@@ -1065,7 +1065,7 @@ function renderHistory() {
 /** Dice faces carried by an event: DRYH pools, or plain faces of other games. */
 function eventDice(ev) {
   const p = ev.params ?? {};
-  if (p.dice && typeof p.dice === "object") return diceByPool(p.dice, p.dominant, names);
+  if (p.dice && typeof p.dice === "object") return diceByPool(p.dice, p.dominant, names, p.adjustments);
   if (Array.isArray(p.faces)) {
     // DRYH coin spends name their pool (hope always improves discipline); other games' dice are plain.
     const pool = p.pool ?? (ev.code === "hope_improved" ? "discipline" : "plain");

@@ -219,7 +219,7 @@ function revealed(pools, signature) {
 
 function rollView(state, char, roll) {
   const who = names(state);
-  const pools = roll.dice ? revealed(diceByPool(roll.dice, roll.dominant, who), `${char}|${JSON.stringify(roll.dice)}`) : null;
+  const pools = roll.dice ? revealed(diceByPool(roll.dice, roll.dominant, who, roll.adjustments), `${char}|${JSON.stringify(roll.dice)}`) : null;
   return h(
     "section",
     { class: `roll phase-${roll.phase}`, dataset: { roll: char, phase: roll.phase } },
@@ -241,7 +241,7 @@ function lastRollView(state) {
       "section",
       { class: "roll last-roll", dataset: { roll: roll.protagonist, phase: "done" } },
       h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.lastRoll", { name: who[roll.protagonist] ?? roll.protagonist }))),
-      revealed(diceByPool(roll.dice, roll.dominant, who), `${roll.protagonist}|${JSON.stringify(roll.dice)}`),
+      revealed(diceByPool(roll.dice, roll.dominant, who, roll.adjustments), `${roll.protagonist}|${JSON.stringify(roll.dice)}`),
       reading(roll),
       explanation({ params: { explain: roll.explain } }, "dryh"),
     );
