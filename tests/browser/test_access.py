@@ -12,6 +12,7 @@ real ``vigil serve``:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.async_api import expect
@@ -86,3 +87,42 @@ async def test_a_malformed_or_revoked_link_says_so_at_once(
     await stream.reload()
     await expect(stream.locator("#watch-problem")).to_be_visible()
     await expect(stream.locator("#watch-conn")).not_to_have_attribute("data-status", "connected")
+
+
+async def test_minted_links_stay_until_dismissed_and_a_confirmation_stays_armed(
+    vigil_server: ServerProcess, new_page: Any
+) -> None:
+    """Two spectator links minted one after the other both stay, newest
+    first, each with Open and Copy, until dismissed; revoking asks "Sure?"
+    and stays armed until answered (still armed seconds later), "Keep"
+    disarms it, and two clicks revoke."""
+    gm = await new_page(1440, 900)
+    await open_live(gm, f"{vigil_server.url}/#token={vigil_server.gm_token}")
+    await gm.locator("#spectator-label").fill("first")
+    await gm.get_by_role("button", name="Mint spectator link").click()
+    await expect(gm.locator("#invite-out .link-out")).to_have_count(1)
+    first = await gm.locator("#invite-out input.link-field").first.input_value()
+    await gm.locator("#spectator-label").fill("second")
+    await gm.get_by_role("button", name="Mint spectator link").click()
+    links = gm.locator("#invite-out .link-out")
+    await expect(links).to_have_count(2)
+    assert await links.nth(1).locator("input.link-field").input_value() == first
+    for n in range(2):
+        await expect(links.nth(n).get_by_role("link", name="Open")).to_have_attribute("target", "_blank")
+        await expect(links.nth(n).get_by_role("button", name="Copy")).to_be_visible()
+    await links.nth(0).get_by_role("button", name="Dismiss this link").click()
+    await expect(links).to_have_count(1)
+    assert await links.first.locator("input.link-field").input_value() == first
+
+    row = gm.locator("#tokens-body tr", has_text="first")
+    revoke = row.get_by_role("button", name=re.compile("^Revoke"))
+    await revoke.click()
+    await expect(revoke).to_have_text("Sure?")
+    await row.get_by_role("button", name="Keep").click()
+    await expect(revoke).to_have_text("Revoke")
+    await revoke.click()
+    await gm.wait_for_timeout(5_000)  # the old confirmation re-armed itself after 4 s
+    await expect(revoke).to_have_text("Sure?")
+    await revoke.click()
+    await expect(gm.locator("#tokens-body tr", has_text="first")).to_have_count(0)
+    no_page_errors(gm)

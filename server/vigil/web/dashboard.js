@@ -242,29 +242,47 @@ function download(document_, filename) {
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
 
-/** A button that asks once more before it acts (no modal dialog: works by keyboard). */
+/**
+ * A button that asks once more before it acts (no modal dialog: works by
+ * keyboard). Once armed it stays armed until answered: pressed again it
+ * acts; "Keep" (or Escape) puts it back. It never re-arms silently, so a
+ * leaked link is revoked in two clicks, not three.
+ */
 function confirmButton(label, text, action, key = null, command = null) {
   const button = h("button", { type: "button", class: "btn small tone-danger", "aria-label": label, dataset: { ...(key ? { key } : {}), ...(command ? { command } : {}) } }, text);
+  const keep = h("button", { type: "button", class: "btn small", hidden: true }, t("VIGIL.Page.keep"));
   let armed = false;
+  const disarm = () => {
+    armed = false;
+    button.textContent = text;
+    button.classList.remove("armed");
+    keep.hidden = true;
+  };
   button.addEventListener("click", () => {
     if (!armed) {
       armed = true;
-      button.textContent = "Sure?";
+      button.textContent = t("VIGIL.Page.sure");
       button.classList.add("armed");
-      setTimeout(() => {
-        armed = false;
-        button.textContent = text;
-        button.classList.remove("armed");
-      }, 4000);
+      keep.hidden = false;
       return;
     }
+    disarm();
     action();
   });
-  return button;
+  button.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") disarm();
+  });
+  keep.addEventListener("click", disarm);
+  return h("span", { class: "confirm" }, button, keep);
 }
 
-/** Put a link into a visible, selectable field with a Copy button. */
-function showLink(container, url, caption) {
+/**
+ * Put a link into a visible, selectable field with Open and Copy buttons.
+ * With `keep`, each minted link stays (newest first) until dismissed, so a
+ * second mint never replaces a link not yet copied; else it replaces what
+ * the container showed.
+ */
+function showLink(container, url, caption, { keep = false } = {}) {
   const field = h("input", { type: "text", readonly: true, value: url, class: "link-field", "aria-label": caption, onfocus: (ev) => ev.target.select() });
   const copied = h("span", { class: "muted", role: "status" });
   const copy = h("button", {
@@ -280,7 +298,14 @@ function showLink(container, url, caption) {
       }
     },
   }, "Copy");
-  container.replaceChildren(h("div", { class: "link-out" }, h("div", { class: "caption" }, caption), h("div", { class: "link-row" }, field, copy, copied)));
+  const open = h("a", { class: "btn small", href: url, target: "_blank", rel: "noopener" }, t("VIGIL.Page.open"));
+  const box = h("div", { class: "link-out" }, h("div", { class: "caption" }, caption), h("div", { class: "link-row" }, field, open, copy, copied));
+  if (keep) {
+    box.append(h("button", { type: "button", class: "btn small dismiss", "aria-label": t("VIGIL.Page.dismiss"), onclick: () => box.remove() }, "×"));
+    container.prepend(box);
+  } else {
+    container.replaceChildren(box);
+  }
 }
 
 // ---- GM view -----------------------------------------------------------------
@@ -542,14 +567,14 @@ function wireGmControls() {
     const label = $("invite-label").value.trim() || `${chars.map((c) => names[c] ?? c).join(", ")}'s player`;
     const ack = await run({ type: "token.mint", role: "player", chars, label });
     if (ack) {
-      showLink($("invite-out"), ack.result.url, `Player link (${label}):`);
+      showLink($("invite-out"), ack.result.url, `Player link (${label}):`, { keep: true });
       refreshTokens();
     }
   });
   $("invite-spectator").addEventListener("click", async () => {
     const ack = await run({ type: "token.mint", role: "spectator", label: $("spectator-label").value.trim() || "stream" });
     if (ack) {
-      showLink($("invite-out"), ack.result.url, "Spectator link (add &layout=overlay for OBS):");
+      showLink($("invite-out"), ack.result.url, "Spectator link (add &layout=overlay for OBS):", { keep: true });
       refreshTokens();
     }
   });
