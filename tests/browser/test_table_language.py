@@ -123,17 +123,23 @@ async def test_forms_speak_the_tables_language_and_pages_fit_in_every_state(
 ) -> None:
     """For each game, a scripted scene; after each step the GM page
     (1,440 × 900, every character selected in turn) and the player page
-    (390 × 844) are read: no label mentions seconds, no value has more than
-    two decimals, neither page scrolls sideways, the phone's controls are
-    tap-sized. The forms come in the order of play."""
+    (390 × 844) are read, and each page at the other size too: no label
+    mentions seconds, no value has more than two decimals, no page scrolls
+    sideways, the phones' controls are tap-sized. The forms come in the
+    order of play."""
     widths: dict[str, tuple[int, int]] = {}
     for system, (chars, steps) in SCENES.items():
         table = f"lang-{system}"
         tokens = await new_table(vigil_server, system, table, chars)
         gm = await new_page(1440, 900)
         phone = await new_page(390, 844)
+        # The other two: the GM on a phone, the player on a wide screen.
+        gm_phone = await new_page(390, 844)
+        player_wide = await new_page(1440, 900)
         await open_live(gm, f"{vigil_server.url}/#token={tokens['gm']}")
         await open_live(phone, f"{vigil_server.url}/#token={tokens['player']}")
+        await open_live(gm_phone, f"{vigil_server.url}/#token={tokens['gm']}")
+        await open_live(player_wide, f"{vigil_server.url}/#token={tokens['player']}")
 
         # The order of play: the game's main combat action comes first.
         order = await gm.evaluate(
@@ -159,7 +165,7 @@ async def test_forms_speak_the_tables_language_and_pages_fit_in_every_state(
                 reply = await ws_command(vigil_server, tokens["gm"], body, table)
                 assert reply["type"] == "ack", (body, reply)
                 rev = await gm.evaluate("window.vigil.rev")
-                for page in (gm, phone):
+                for page in (gm, phone, gm_phone, player_wide):
                     await page.wait_for_function("(r) => window.vigil.rev >= r", arg=rev)
             for char in chars:
                 await gm.locator("#act-char").select_option(char)
@@ -168,11 +174,21 @@ async def test_forms_speak_the_tables_language_and_pages_fit_in_every_state(
                 await check_fit(gm, where, widths)
             await check_words(phone, f"{system} step {n} player")
             await check_fit(phone, f"{system} step {n} player", widths)
-            small = await phone.evaluate(SMALL_TAPS_JS)
-            assert small == [], (system, n, small)
+            await check_fit(gm_phone, f"{system} step {n} GM phone", widths)
+            await check_fit(player_wide, f"{system} step {n} player wide", widths)
+            for page in (phone, gm_phone):
+                small = await page.evaluate(SMALL_TAPS_JS)
+                assert small == [], (system, n, small)
+        if system == "mettle":
+            # A resting character's next rest hour is benign: drawn calm, not in the Dying red.
+            rest = gm.locator("[data-char='ysolde'] .countdown.kind-rest_hour")
+            await expect(rest).to_have_class(re.compile(r"\bcalm\b"))
+            colour = await rest.locator(".countdown-word").evaluate("(el) => getComputedStyle(el).color")
+            assert colour != "rgb(255, 107, 107)", colour  # vigil.css --danger
         await gm.screenshot(path=str(PAGES / f"language-{system}-gm.png"), full_page=True)
         await phone.screenshot(path=str(PAGES / f"language-{system}-phone.png"), full_page=True)
-        no_page_errors(gm, phone)
+        await gm_phone.screenshot(path=str(PAGES / f"language-{system}-gm-phone.png"), full_page=True)
+        no_page_errors(gm, phone, gm_phone, player_wide)
     print("scrollWidth/clientWidth per state:", widths)
 
 

@@ -10,7 +10,7 @@
  */
 
 import { formatCountdown } from "/client/core/clock.js";
-import { HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, nextRandom, poolKey, readDie } from "/client/core/display.js";
+import { CALM_COUNTDOWNS, HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, nextRandom, poolKey, readDie } from "/client/core/display.js";
 import { h, t } from "./common.js";
 
 // The display model (letters, shapes, tones, die readings) is the client
@@ -42,7 +42,7 @@ export function countdown(cd) {
   const word = t(countdownKey(cd.kind), { name: cd.name ?? "" });
   return h(
     "div",
-    { class: `countdown kind-${cd.kind}${cd.random ? " random" : ""}`, dataset: { until: String(cd.until), since: String(cd.since ?? "") } },
+    { class: `countdown kind-${cd.kind}${cd.random ? " random" : ""}${CALM_COUNTDOWNS.includes(cd.kind) ? " calm" : ""}`, dataset: { until: String(cd.until), since: String(cd.since ?? "") } },
     h("span", { class: "countdown-word" }, word),
     h("span", { class: "countdown-time", role: "timer" }, "--:--"),
     h("span", { class: "countdown-bar", "aria-hidden": "true" }, h("span", { class: "countdown-fill" })),
