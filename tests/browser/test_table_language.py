@@ -265,3 +265,24 @@ async def test_game_times_and_spans_in_the_tables_units(vigil_server: ServerProc
         {"amount": 1, "unit": "days"},
     ]
     no_page_errors(gm)
+
+
+async def test_a_stream_over_video_puts_its_words_on_a_plate(
+    vigil_server: ServerProcess, new_page: Any
+) -> None:
+    """On a transparent layout (OBS over video) the title, the clock and the
+    DRYH coins sit on an opaque plate in white, and the clock is larger
+    than the labels (36 px)."""
+    tokens = await new_table(vigil_server, "dryh", "plate", {"alice": {"discipline": 3}})
+    watch = await new_page(1920, 1080)
+    await open_live(watch, f"{vigil_server.url}/watch#token={tokens['spectator']}&layout=overlay")
+    for selector in ("#watch-title", "#watch-now", "#watch-coins"):
+        style = await watch.locator(selector).evaluate(
+            "(el) => { const s = getComputedStyle(el); return [s.backgroundColor, s.color, s.fontSize]; }"
+        )
+        background, colour, size = style
+        assert background not in ("rgba(0, 0, 0, 0)", "transparent"), (selector, style)
+        if selector == "#watch-now":
+            assert colour == "rgb(255, 255, 255)" and float(size.removesuffix("px")) >= 36, style
+    await watch.screenshot(path=str(PAGES / "watch-overlay-plate.png"))
+    no_page_errors(watch)
