@@ -44,6 +44,8 @@ async def test_a_pain_and_mettle_check_shows_its_sum_its_verdict_and_its_rule(
     await expect(result).to_have_text(want)
     await expect(gm.locator("#history .explain-line").first).to_have_text(want)
     await expect(player.locator("#history .explain-line").first).to_have_text(want)
+    # The history speaks game time (the clock stands at midnight of day 1), not the wall clock.
+    await expect(gm.locator("#history time.game-time").first).to_have_text("00:00:00")
 
     # The link opens the rule in the reference Vigil serves.
     href = await result.locator("a.rule-link").get_attribute("href")

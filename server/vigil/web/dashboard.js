@@ -1075,7 +1075,8 @@ function renderHistory() {
           "div",
           { class: "entry-head" },
           h("span", { class: "rev" }, `#${e.rev}`),
-          h("time", { datetime: new Date(e.wall * 1000).toISOString() }, new Date(e.wall * 1000).toLocaleTimeString()),
+          // The table thinks in game time; the wall clock is a tooltip.
+          h("time", { class: "game-time", datetime: new Date(e.wall * 1000).toISOString(), title: new Date(e.wall * 1000).toLocaleString() }, formatGameTime(e.at)),
           h("span", { class: "actor" }, actorName(e.actor)),
           h("span", { class: "muted entry-kind" }, entryLabel(e)),
           e.undone ? h("span", { class: "undone-tag" }, "undone") : null,
