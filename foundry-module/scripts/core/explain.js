@@ -54,7 +54,8 @@ function mettleCheck(w, p) {
   let verdict;
   if (p.lot === "crit") verdict = w("critLot", {}, "a crit lot: passes whatever the total");
   else if (p.lot === "fail") verdict = w("failLot", {}, "a fail lot: fails whatever the total");
-  else if (p.total >= p.tn) verdict = w("passesBy", { n: p.total - p.tn }, "passes by {n}");
+  else if (p.total === p.tn) verdict = w("passesExactly", {}, "passes exactly");
+  else if (p.total > p.tn) verdict = w("passesBy", { n: p.total - p.tn }, "passes by {n}");
   else verdict = w("failsBy", { n: p.tn - p.total }, "fails by {n}");
   return w("checkSum", { sum, total: p.total, tn: p.tn, verdict }, "{sum} = {total} against TN {tn}: {verdict}");
 }
@@ -69,7 +70,9 @@ function hursagmuRoll(w, p) {
     + `${term(p.condition_penalty ?? 0, w("condition", {}, "wounds and shocks"))}`
     + `${term(p.sense_penalty ?? 0, w("senses", {}, "senses"))}`;
   const margin = Math.abs(p.total - p.target);
-  const verdict = p.success ? w("succeedsBy", { n: margin }, "succeeds by {n}") : w("failsBy", { n: margin }, "fails by {n}");
+  let verdict;
+  if (margin === 0) verdict = p.success ? w("succeedsExactly", {}, "succeeds exactly") : w("failsOnATie", {}, "fails on a tie");
+  else verdict = p.success ? w("succeedsBy", { n: margin }, "succeeds by {n}") : w("failsBy", { n: margin }, "fails by {n}");
   return w("rollSum", { sum, total: p.total, target: p.target, verdict }, "{sum} = {total} against {target}: {verdict}");
 }
 
