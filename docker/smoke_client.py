@@ -89,7 +89,11 @@ async def check(url, gm, table, rev, *chars):
     snap, _ = await session(url, gm)
     characters = snap["state"]["characters"]
     pain = characters["hero"]["sheet"]["pain"]
-    print(json.dumps({"table": snap["table"], "rev": snap["rev"], "pain": pain, "characters": sorted(characters)}))
+    print(
+        json.dumps(
+            {"table": snap["table"], "rev": snap["rev"], "pain": pain, "characters": sorted(characters)}
+        )
+    )
     missing = [c for c in chars if c not in characters]
     if snap["table"] != table or snap["rev"] != int(rev) or pain != 3 or missing:
         sys.exit(
@@ -106,7 +110,7 @@ async def apply(url, gm, table, cmd_id, body, seconds):
         attempts += 1
         try:
             _, (ack,) = await session(url, gm, [(cmd_id, json.loads(body))], table=table)
-        except (Retry, OSError, asyncio.TimeoutError, websockets.exceptions.WebSocketException) as exc:
+        except (TimeoutError, Retry, OSError, websockets.exceptions.WebSocketException) as exc:
             kind = str(exc) if isinstance(exc, Retry) else type(exc).__name__
             answers[kind] = answers.get(kind, 0) + 1
             if time.monotonic() >= deadline:

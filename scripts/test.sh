@@ -46,8 +46,8 @@ if [ -f foundry-module/package.json ]; then
 fi
 
 stage "lint and types"
-.venv/bin/ruff check server tests bench
-.venv/bin/ruff format --check server tests bench
+.venv/bin/ruff check server tests bench docker
+.venv/bin/ruff format --check server tests bench docker
 .venv/bin/mypy
 # The import layers of docs/design.md "Shape" (pyproject.toml [tool.importlinter]).
 .venv/bin/lint-imports --no-cache

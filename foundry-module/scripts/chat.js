@@ -8,6 +8,7 @@
 import { getSetting, t } from "./settings.js";
 import { hasGmDuties } from "./sessions.js";
 import { POOL_ORDER, POOLS, poolKey, readDie } from "./core/display.js";
+import { explain } from "./core/explain.js";
 import { escapeHtml as esc } from "./notify.js";
 
 /**
@@ -57,22 +58,44 @@ export function newlyRolled(state, seen) {
   return out;
 }
 
+/** The http(s) address of the Vigil server a ws(s) URL names, for links to its rules reference. */
+export function serverBase(wsUrl) {
+  try {
+    const u = new URL(String(wsUrl));
+    return `${u.protocol === "wss:" ? "https:" : "http:"}//${u.host}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The roll's explanation (core/explain.js: the view's `explain`), one paragraph per reason, the rule linked. */
+function explanationHtml(roll, base) {
+  if (!roll.explain) return "";
+  return explain({ params: { explain: roll.explain } }, { t, game: "dryh", base: base ?? "" })
+    .map((l) => {
+      const link = base && l.href ? ` <a href="${esc(l.href)}" target="_blank" rel="noopener">${esc(t("VIGIL.Explain.rule", { rule: l.rule }))}</a>` : "";
+      return `<p class="vigil-explain">${esc(l.text)}${link}</p>`;
+    })
+    .join("");
+}
+
 /**
  * The card of a roll. `dice` is the table's dice period as the view gives
  * it: the card shows its fingerprint, so that players can later check that
  * the seed a reveal shows is the one committed before this roll
- * (docs/dice.md).
+ * (docs/dice.md). `base` is the Vigil server's http(s) address: the
+ * explanation links the rule on its rules reference.
  */
-export function rollCardHtml(name, roll, dice = null) {
+export function rollCardHtml(name, roll, { dice = null, base = null } = {}) {
   const pools = POOL_ORDER.filter((p) => roll.dice[p]?.length).map((p) => {
-    const dice = roll.dice[p].map((f) => `<span class="vigil-die vigil-${p}${readDie("dryh", f).success ? " vigil-success" : ""}">${esc(f)}</span>`).join("");
-    return `<div class="vigil-pool"><b>${esc(t(poolKey(p)))}</b> ${dice}</div>`;
+    const faces = roll.dice[p].map((f) => `<span class="vigil-die vigil-${p}${readDie("dryh", f).success ? " vigil-success" : ""}">${esc(f)}</span>`).join("");
+    return `<div class="vigil-pool"><b>${esc(t(poolKey(p)))}</b> ${faces}</div>`;
   }).join("");
   const outcome = roll.success === null || roll.success === undefined ? "" : t(roll.success ? "VIGIL.Chat.Success" : "VIGIL.Chat.Failure");
   const summary = roll.successes === null || roll.successes === undefined ? "" : `<p>${esc(t("VIGIL.Chat.Successes", { n: roll.successes, outcome }))}</p>`;
   const dom = roll.dominant ? `<p>${esc(t("VIGIL.Chat.Dominates", { pool: t(poolKey(roll.dominant)) }))}</p>` : "";
   const proof = dice ? `<p class="vigil-proof" title="${esc(t("VIGIL.Dice.fingerprintTitle", dice))}">${esc(t("VIGIL.Dice.fingerprint", dice))}</p>` : "";
-  return `<div class="vigil-card"><h3>${esc(t("VIGIL.Chat.RollTitle", { name }))}</h3>${pools}${summary}${dom}${proof}</div>`;
+  return `<div class="vigil-card"><h3>${esc(t("VIGIL.Chat.RollTitle", { name }))}</h3>${pools}${summary}${dom}${explanationHtml(roll, base)}${proof}</div>`;
 }
 
 export function dsnData(roll) {
@@ -94,7 +117,8 @@ export function installChat(connection, election) {
     for (const { char, roll } of fresh) {
       const name = e.detail.state.characters?.[char]?.name ?? char;
       const game = globalThis.game;
-      const post = () => Promise.resolve(globalThis.ChatMessage.create({ content: rollCardHtml(name, roll, e.detail.state.dice), speaker: { alias: name } }))
+      const card = rollCardHtml(name, roll, { dice: e.detail.state.dice, base: serverBase(getSetting("serverUrl")) });
+      const post = () => Promise.resolve(globalThis.ChatMessage.create({ content: card, speaker: { alias: name } }))
         .catch((err) => console.warn("vigil | could not post the roll card", err));
       if (game.dice3d?.show) {
         // Dice So Nice may reject (no WebGL, a colorset it lacks): the card is posted all the same.

@@ -264,7 +264,8 @@ test("Hursagmu: damage, fall, poison, heal, rest — bodies match the schema", (
   submit(root, "hursagmu.fall");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.fall", char: "gil", spaces: 2.5 });
   assert.equal(form(root, "hursagmu.break_fall"), null, "no fall pending yet");
-  for (const [name, v] of [["damage", "1"], ["interval", "60"], ["duration", "600"]]) field(root, "hursagmu.poison", name).value = v;
+  // Spans of game time are typed in minutes (the unit shown first), sent in seconds.
+  for (const [name, v] of [["damage", "1"], ["interval.amount", "1"], ["duration.amount", "10"]]) field(root, "hursagmu.poison", name).value = v;
   field(root, "hursagmu.poison", "kind").value = "drug";
   field(root, "hursagmu.poison", "name").value = "Lotus";
   submit(root, "hursagmu.poison");
@@ -325,7 +326,8 @@ test("players are offered exactly what permissions.py lets them send; the GM eve
   const doc = new FakeDocument();
   const open = { phase: "open", helpers: [], pending: {}, legal: { failures: [], choices: {} } };
   const cases = [
-    [mettle(), "brannoc", ["mettle.shake_off", "mettle.effort", "mettle.stabilize", "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous"]],
+    // In the catalogue's order of play: harm and healing, rolls and checks, conditions.
+    [mettle(), "brannoc", ["mettle.stabilize", "mettle.shake_off", "mettle.effort", "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous"]],
     [hursagmu(), "gil", ["hursagmu.rest"]],
     // HUR-14: while a declared fall waits, its character's player breaks or takes it.
     // Until then its own actions wait (the server refuses them: falling), the answers first.

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { registerSettings, SETTINGS, MODULE_ID, isActiveGM } from "../scripts/settings.js";
 import { installSync, combatCommand } from "../scripts/sync.js";
-import { installChat, installDiceColors, newlyRolled, rollCardHtml, dsnData } from "../scripts/chat.js";
+import { installChat, installDiceColors, newlyRolled, rollCardHtml, dsnData, serverBase } from "../scripts/chat.js";
 import { installHud, hudRoot } from "../scripts/controls/hud.js";
 import { buildPanel, slugId, createCommand, linkCommand, openPanel, resetPanel } from "../scripts/controls/panel.js";
 import { VigilConnection } from "../scripts/connection.js";
@@ -188,7 +188,7 @@ test("chat card escapes names and marks successes", () => {
 test("chat card shows the dice period's fingerprint, its title the whole commitment (docs/dice.md)", () => {
   browser(gm);
   const dice = { period: 2, commitment: "ab12cd34".padEnd(64, "0"), fingerprint: "ab12cd34" };
-  const html = rollCardHtml("Mina", dryhRolled().game.rolls.mina, dice);
+  const html = rollCardHtml("Mina", dryhRolled().game.rolls.mina, { dice });
   assert.match(html, /<p class="vigil-proof" title="[^"]*0000"[^>]*>[^<]*ab12cd34<\/p>/);
   assert.ok(!html.includes("{"), "every template filled");
   assert.ok(!rollCardHtml("Mina", dryhRolled().game.rolls.mina).includes("vigil-proof"));
@@ -200,7 +200,21 @@ test("the Vigil window offers the GM, and only the GM, the reveal of the dice se
   assert.ok(!offered("player", ["brannoc"]).includes("dice.reveal"));
 });
 
-test("HUD: a Vigil button for the GM on any token, for a player on its own only", () => {
+test("chat card explains the roll with the server's numbers, the rule linked on the Vigil server", () => {
+  browser(gm);
+  const explain = {
+    from_dice: 3, talent: "exhaustion_major", talent_adds: 7, successes: 10, degree: 3, success: true,
+    dominance: { pool: "pain", strength: 6, rival: "discipline", rival_strength: 5, by: "strength" },
+  };
+  const base = serverBase("wss://vigil.example:8443/ws");
+  assert.equal(base, "https://vigil.example:8443");
+  const html = rollCardHtml("Mina", { ...dryhRolled().game.rolls.mina, explain }, { base });
+  assert.match(html, /3 \(dice showing 1–3\) \+ 7 \(Major exhaustion talent\) = 10 successes against 3: success/);
+  assert.match(html, /Pain dominates: its 6 beats Discipline&#39;s 5/);
+  assert.match(html, /href="https:\/\/vigil.example:8443\/rules\/dryh#DRYH-07"/);
+});
+
+test("HUD: a Vigil button for the GM on any token, for a player on their own only", () => {
   const env = browser(gm);
   const doc = new FakeDocument();
   const html = doc.createElement("div");

@@ -5,7 +5,9 @@
  * that shows them to people, with lang/en.json:
  *
  * - the pages (GM, player and /watch): `eventSentence` and `errorSentence`
- *   of server/vigil/web/common.js, after its own `loadCatalogue()`;
+ *   of server/vigil/web/common.js, after its own `loadCatalogue()`, and each
+ *   event's explanation (scripts/core/explain.js, as the pages, the stream
+ *   and the chat card word a roll or a check);
  * - the Foundry module: `errorText` of scripts/connection.js (its
  *   notifications and form alerts) through `game.i18n.format` (the test
  *   fake's, test/fakes/foundry.mjs).
@@ -106,8 +108,13 @@ async function renderers(lang) {
   const { fakeI18n } = await import("../test/fakes/foundry.mjs");
   globalThis.game = { i18n: fakeI18n(lang) };
   const { errorText } = await import("../scripts/connection.js");
+  const { explain } = await import("../scripts/core/explain.js");
   return {
-    page: { event: common.eventSentence, error: common.errorSentence },
+    page: {
+      event: common.eventSentence,
+      error: common.errorSentence,
+      explain: (ev) => explain(ev, { t: common.t }).map((l) => l.text).join(" "),
+    },
     module: { error: (err, names) => errorText(err, names) },
   };
 }
@@ -151,6 +158,8 @@ async function check(capture) {
     const { value: ev, names } = marked(record.event, record.names);
     seen.events.add(ev.code);
     judge(`page[${ev.viewer}]`, "events", ev.code, render.page.event(ev, names));
+    const why = render.page.explain(ev);
+    if (why) judge(`explain[${ev.viewer}]`, "events", ev.code, why);
   }
   for (const record of capture.errors) {
     const { value: err, names } = marked(record.error, record.names);

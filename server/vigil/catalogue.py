@@ -16,7 +16,18 @@ the games from ``GAMES``. What the types cannot say is marked on them with
   name a new one; the sheet field holding them carries the same marker, so
   the catalogue also says where a form finds the existing ones;
 - ``{"shape": ...}``: a body left untyped because its type is the game's
-  (a sheet, options, a correction's value, revive fields) or a whole export.
+  (a sheet, options, a correction's value, revive fields) or a whole export;
+- ``{"kept": True}`` (``rules.clock.KEPT``): bookkeeping the rules keep for
+  themselves; the Field says ``"entry": "rules"`` (else ``"person"``) and
+  no form asks it or offers it for correction;
+- ``{"from": "<field>"}``: an id a form makes from another field of the
+  command (a character's id from its name), which a person may still edit;
+- ``{"time": "clock" | "duration"}`` (``rules.clock.AT`` / ``SPAN``): a
+  game time or a span of game time in seconds, which a form shows as a
+  clock time ("day 2, 07:00") or in minutes, hours and days.
+
+Commands come in the order of play (:data:`ORDER_OF_PLAY`), each with its
+group, so that every client lists the forms a table needs most first.
 
 A type the catalogue cannot describe (an unmarked ``Any``, a union other
 than ``X | None``, a non-string enum...) raises :class:`CatalogueError`:
@@ -51,7 +62,64 @@ PER_GAME_SHAPES = frozenset({"sheet", "options", "correctable", "revive"})
 ``revive`` takes sheet field names or character correctable paths as keys)."""
 DOCUMENT_SHAPE = "export"
 """``shape`` marker of a whole ``table.export`` result (Field type "document")."""
-_MARKERS = frozenset({"ref", "new", "shape", "game_from"})
+_MARKERS = frozenset({"ref", "new", "shape", "game_from", "kept", "time", "from"})
+TIME_KINDS = frozenset({"clock", "duration"})
+
+ORDER_OF_PLAY: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "harm",
+        (
+            "mettle.pain", "mettle.heal", "mettle.rattle", "mettle.relieve", "mettle.injury_add",
+            "mettle.injury_reduce", "mettle.injury_remove", "mettle.stabilize", "mettle.stabilize_by_fiat",
+            "hursagmu.damage", "hursagmu.harm", "hursagmu.heal", "hursagmu.poison", "hursagmu.fall",
+            "hursagmu.break_fall", "hursagmu.take_fall",
+        ),
+    ),
+    (
+        "rolls",
+        (
+            "dryh.open", "dryh.declare", "dryh.help", "dryh.roll", "dryh.despair_spend", "dryh.hope_improve",
+            "dryh.resolve", "dryh.choose", "dryh.cancel", "dryh.hope_spend", "dryh.recover_discipline",
+            "mettle.check", "mettle.shake_off", "mettle.effort", "hursagmu.trait_roll", "hursagmu.see_dim",
+        ),
+    ),
+    (
+        "conditions",
+        (
+            "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous", "hursagmu.rest",
+            "hursagmu.rest_terms", "hursagmu.morning", "hursagmu.senses", "dryh.wake", "dryh.clear_snap",
+        ),
+    ),
+    (
+        "table",
+        (
+            "combat.start", "combat.next_round", "combat.end", "clock.pause", "clock.run", "clock.set",
+            "clock.follow", "clock.world", "dryh.session_start", "dryh.session_end", "dice.reveal", "undo",
+        ),
+    ),
+    (
+        "bookkeeping",
+        (
+            "mettle.kit_set", "mettle.discipline_set", "character.create", "character.meta", "revive",
+            "correct", "character.remove", "table.options", "token.mint", "token.list", "token.revoke",
+            "table.rotate_key", "table.reset_history", "table.export", "table.archive",
+        ),
+    ),
+    ("operator", ("table.create", "table.import", "table.list", "table.delete")),
+)  # fmt: skip
+"""Every command in the order a table needs it, by group: harm and healing
+(the main action of a fight first), rolls and checks, conditions, the
+table's clock and combat, bookkeeping last. The one order of the pages'
+forms and the Foundry window's (a command missing here fails the build)."""
+
+EDITS_CURRENT = frozenset({"character.meta"})
+"""Commands whose omitted fields stay as they are: a form starts from the
+character's current values (its name, kind, visibility, notes...), which
+the view holds under the fields' own names."""
+
+FOUNDRY_ONLY = frozenset({"clock.follow", "clock.world"})
+"""Commands only a Foundry client can fill (Foundry's world time): a page
+served by Vigil offers no form for them."""
 
 
 class CatalogueError(TypeError):
@@ -61,9 +129,11 @@ class CatalogueError(TypeError):
 def build() -> Json:
     """The whole catalogue (schemas/catalogue.json)."""
     commands = {_tag(cls): _command(cls) for cls in ALL_COMMANDS}
+    commands = {tag: commands[tag] for tag in _play_order(commands)}
     return {
         "protocol": PROTOCOL_VERSION,
         "roles": list(ROLES),
+        "groups": [group for group, _ in ORDER_OF_PLAY],
         "games": {name: _game(name, system, commands) for name, system in GAMES.items()},
         "commands": commands,
         "close_codes": {
@@ -92,6 +162,19 @@ def label_keys(catalogue: Json) -> set[str]:
 
 
 # ---- commands ----------------------------------------------------------------
+
+
+def _play_order(commands: dict[str, Json]) -> list[str]:
+    """The tags of ``commands`` in :data:`ORDER_OF_PLAY`, each given its group."""
+    order = [tag for _, tags in ORDER_OF_PLAY for tag in tags]
+    if sorted(order) != sorted(commands) or len(set(order)) != len(order):
+        missing = sorted(set(commands) - set(order))
+        unknown = sorted(set(order) - set(commands))
+        raise CatalogueError(f"ORDER_OF_PLAY: missing {missing}, unknown or twice {unknown}")
+    for group, tags in ORDER_OF_PLAY:
+        for tag in tags:
+            commands[tag]["group"] = group
+    return order
 
 
 def _tag(cls: type[Command]) -> str:
@@ -135,6 +218,8 @@ def _command(cls: type[Command]) -> Json:
         "fields": fields,
         "manual_dice": list(MANUAL_DICE_FIELDS) if issubclass(cls, Rolls) else [],
         "nonce": NONCE_FIELD if issubclass(cls, Rolls) else None,
+        "foundry_only": tag in FOUNDRY_ONLY,
+        "edits_current": tag in EDITS_CURRENT,
         "senders": _senders(tag),
     }
 
@@ -186,9 +271,9 @@ def _game(name: str, system: Game, commands: dict[str, Json]) -> Json:
             {"field": w.field, "answers": list(w.answers), "blocks": dict(w.blocks), "refusal": w.refusal}
             for w in system.waits
         ],
+        # In the order of play, the game's own commands among the generic ones.
         "commands": [
-            *(tag for tag, c in commands.items() if c["game"] == name),
-            *(tag for tag, c in commands.items() if c["game"] is None and c["scope"] != "operator"),
+            tag for tag, c in commands.items() if c["game"] in (name, None) and c["scope"] != "operator"
         ],
     }
 
@@ -282,13 +367,25 @@ def _field(
         nullable = True
         typ, more = _unwrap(others[0], where)
         extra = {**extra, **more}
+    kept = bool(extra.pop("kept", False))
+    time = extra.pop("time", None)
+    source = extra.pop("from", None)
     field: Json = {
         "name": name,
         "label": f"VIGIL.Field.{name}",
         "required": required,
         "nullable": nullable,
+        "entry": "rules" if kept else "person",
         **_typed(typ, extra, where, owner),
     }
+    if time is not None:
+        if time not in TIME_KINDS or field["type"] not in ("integer", "number"):
+            raise CatalogueError(f"{where}: a time marker needs a number and one of {sorted(TIME_KINDS)}")
+        field["time"] = time
+    if source is not None:
+        if field["type"] != "string":
+            raise CatalogueError(f"{where}: only a string is made from another field")
+        field["from"] = source
     if default is not msgspec.NODEFAULT:
         field["default"] = msgspec.to_builtins(default)
     return field

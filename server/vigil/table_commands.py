@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from vigil.auth import TableRole
+from vigil.rules.clock import AT
 from vigil.rules.commands import CharId, Command, Ident, Sheet, whole
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -21,7 +22,7 @@ Visibility = Literal["full", "status", "hidden"]
 Kind = Literal["pc", "npc"]
 SystemName = Literal["dryh", "mettle", "hursagmu"]
 Rate = Annotated[float, msgspec.Meta(gt=0, le=1000)]
-GameTime = Annotated[float, msgspec.Meta(ge=0, le=1e11)]
+GameTime = Annotated[float, msgspec.Meta(ge=0, le=1e11), AT]
 
 
 class CharacterCreate(Command, kw_only=True, tag="character.create"):
@@ -29,8 +30,9 @@ class CharacterCreate(Command, kw_only=True, tag="character.create"):
     Visibility defaults by kind (docs/design.md "Visibility": full for player
     characters, status for NPCs)."""
 
-    id: Ident
     name: Name
+    # A form makes the id from the name (the catalogue's ``from`` marker).
+    id: Annotated[Ident, msgspec.Meta(extra={"from": "name"})]
     kind: Kind = "pc"
     visibility: Visibility | None = None
     sheet: Sheet = {}

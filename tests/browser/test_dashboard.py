@@ -477,7 +477,14 @@ async def test_hursagmu_forms_harm_poison_and_morning(vigil_server: ServerProces
     await expect(card(gm, "juk").locator("[data-badge=seriously_injured]")).to_be_visible()
     await expect(card(watch, "juk").locator("[data-badge=seriously_injured]")).to_be_visible()
 
-    await act(gm, "hursagmu.poison", damage="2", interval="60", duration="600", name="Adder venom")
+    # Spans of game time are asked in minutes (the unit first offered).
+    await act(
+        gm,
+        "hursagmu.poison",
+        damage="2",
+        **{"interval.amount": "1", "duration.amount": "10"},
+        name="Adder venom",
+    )
     await expect(card(gm, "juk")).to_contain_text("Adder venom")
 
     await act(gm, "hursagmu.morning")

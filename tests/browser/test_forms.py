@@ -217,10 +217,11 @@ async def test_whole_catalogue_walked_every_field_typed_and_named(
                 page, {"id": "uruk", "name": "Uruk"}, {"sheet.traits": [("constitution", "2")]}
             )
             form = await show(page, "hursagmu.poison", "uruk")
+            # Spans of game time are asked in minutes, hours or days.
             for name, value in (
                 ("damage", "1"),
-                ("interval", "60"),
-                ("duration", "600"),
+                ("interval.amount", "1"),
+                ("duration.amount", "10"),
                 ("name", "Asp venom"),
             ):
                 await form.locator(f"[name='{name}']").fill(value)
@@ -228,7 +229,11 @@ async def test_whole_catalogue_walked_every_field_typed_and_named(
         report = await walk(page, f"{game} GM")
         assert set(report["built"]) == set(catalogue["games"][game]["commands"]), game
         assert report["corrections"] > len(
-            [c for c in catalogue["games"][game]["correctable"] if "*" not in c["path"]]
+            [
+                c
+                for c in catalogue["games"][game]["correctable"]
+                if "*" not in c["path"] and c["field"]["entry"] == "person"
+            ]
         )
         walked[game] = report
 

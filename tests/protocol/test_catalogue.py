@@ -354,7 +354,13 @@ def test_games_roles_and_their_commands() -> None:
     operator = {c.__struct_config__.tag for c in OPERATOR_COMMANDS}
     for name, game in CATALOGUE["games"].items():
         own = [c.__struct_config__.tag for c in GAMES[name].commands]
-        assert game["commands"][: len(own)] == own, "the game's own commands first"
+        # The order of play (catalogue.ORDER_OF_PLAY): the game's own among the generic ones.
+        play = [tag for _, tags in catalogue.ORDER_OF_PLAY for tag in tags]
+        assert game["commands"] == sorted(game["commands"], key=play.index)
+        assert set(own) <= set(game["commands"])
+        assert [COMMANDS[tag]["group"] for tag in game["commands"][:1]] == [
+            "harm" if name != "dryh" else "rolls"
+        ]
         assert len(set(game["commands"])) == len(game["commands"])
         for tag in game["commands"]:
             assert COMMANDS[tag]["game"] in (name, None) and tag not in operator

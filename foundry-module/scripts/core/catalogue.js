@@ -64,8 +64,21 @@ export const CATALOGUE = {
   },
   "commands": {
     "character.create": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
+          "label": "VIGIL.Field.name",
+          "max_length": 64,
+          "min_length": 1,
+          "name": "name",
+          "nullable": false,
+          "required": true,
+          "type": "string"
+        },
+        {
+          "entry": "person",
+          "from": "name",
           "label": "VIGIL.Field.id",
           "max_length": 64,
           "min_length": 1,
@@ -76,21 +89,13 @@ export const CATALOGUE = {
           "type": "string"
         },
         {
-          "label": "VIGIL.Field.name",
-          "max_length": 64,
-          "min_length": 1,
-          "name": "name",
-          "nullable": false,
-          "required": true,
-          "type": "string"
-        },
-        {
           "choice_labels": "VIGIL.Choice.kind",
           "choices": [
             "pc",
             "npc"
           ],
           "default": "pc",
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": false,
@@ -105,6 +110,7 @@ export const CATALOGUE = {
             "hidden"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.visibility",
           "name": "visibility",
           "nullable": true,
@@ -113,6 +119,7 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "label": "VIGIL.Field.sheet",
           "name": "sheet",
           "nullable": false,
@@ -122,6 +129,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.actor_id",
           "max_length": 64,
           "name": "actor_id",
@@ -131,6 +139,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.token_id",
           "max_length": 64,
           "name": "token_id",
@@ -139,7 +148,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.character.create.help",
       "label": "VIGIL.Command.character.create.label",
       "manual_dice": [],
@@ -154,8 +165,10 @@ export const CATALOGUE = {
       "type": "character.create"
     },
     "character.meta": {
+      "edits_current": true,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -167,6 +180,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "min_length": 1,
@@ -182,6 +196,7 @@ export const CATALOGUE = {
             "npc"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": true,
@@ -196,6 +211,7 @@ export const CATALOGUE = {
             "hidden"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.visibility",
           "name": "visibility",
           "nullable": true,
@@ -204,6 +220,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.notes",
           "max_length": 2000,
           "name": "notes",
@@ -213,6 +230,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.actor_id",
           "max_length": 64,
           "name": "actor_id",
@@ -222,6 +240,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.token_id",
           "max_length": 64,
           "name": "token_id",
@@ -230,7 +249,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.character.meta.help",
       "label": "VIGIL.Command.character.meta.label",
       "manual_dice": [],
@@ -245,8 +266,10 @@ export const CATALOGUE = {
       "type": "character.meta"
     },
     "character.remove": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -257,7 +280,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.character.remove.help",
       "label": "VIGIL.Command.character.remove.label",
       "manual_dice": [],
@@ -272,18 +297,23 @@ export const CATALOGUE = {
       "type": "character.remove"
     },
     "clock.follow": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.world_time",
           "max": 100000000000.0,
           "min": 0,
           "name": "world_time",
           "nullable": false,
           "required": true,
+          "time": "clock",
           "type": "number"
         }
       ],
+      "foundry_only": true,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.clock.follow.help",
       "label": "VIGIL.Command.clock.follow.label",
       "manual_dice": [],
@@ -298,8 +328,11 @@ export const CATALOGUE = {
       "type": "clock.follow"
     },
     "clock.pause": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.clock.pause.help",
       "label": "VIGIL.Command.clock.pause.label",
       "manual_dice": [],
@@ -314,9 +347,11 @@ export const CATALOGUE = {
       "type": "clock.pause"
     },
     "clock.run": {
+      "edits_current": false,
       "fields": [
         {
           "default": 1.0,
+          "entry": "person",
           "label": "VIGIL.Field.rate",
           "max": 1000,
           "min": 0,
@@ -327,7 +362,9 @@ export const CATALOGUE = {
           "type": "number"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.clock.run.help",
       "label": "VIGIL.Command.clock.run.label",
       "manual_dice": [],
@@ -342,18 +379,23 @@ export const CATALOGUE = {
       "type": "clock.run"
     },
     "clock.set": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.to",
           "max": 100000000000.0,
           "min": 0,
           "name": "to",
           "nullable": false,
           "required": true,
+          "time": "clock",
           "type": "number"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.clock.set.help",
       "label": "VIGIL.Command.clock.set.label",
       "manual_dice": [],
@@ -368,18 +410,23 @@ export const CATALOGUE = {
       "type": "clock.set"
     },
     "clock.world": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.world_time",
           "max": 100000000000.0,
           "min": 0,
           "name": "world_time",
           "nullable": false,
           "required": true,
+          "time": "clock",
           "type": "number"
         }
       ],
+      "foundry_only": true,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.clock.world.help",
       "label": "VIGIL.Command.clock.world.label",
       "manual_dice": [],
@@ -394,8 +441,11 @@ export const CATALOGUE = {
       "type": "clock.world"
     },
     "combat.end": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.combat.end.help",
       "label": "VIGIL.Command.combat.end.label",
       "manual_dice": [],
@@ -410,8 +460,11 @@ export const CATALOGUE = {
       "type": "combat.end"
     },
     "combat.next_round": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.combat.next_round.help",
       "label": "VIGIL.Command.combat.next_round.label",
       "manual_dice": [],
@@ -426,8 +479,11 @@ export const CATALOGUE = {
       "type": "combat.next_round"
     },
     "combat.start": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.combat.start.help",
       "label": "VIGIL.Command.combat.start.label",
       "manual_dice": [],
@@ -442,9 +498,11 @@ export const CATALOGUE = {
       "type": "combat.start"
     },
     "correct": {
+      "edits_current": false,
       "fields": [
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -455,6 +513,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.field",
           "max_length": 128,
           "min_length": 1,
@@ -464,6 +523,7 @@ export const CATALOGUE = {
           "type": "string"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.value",
           "name": "value",
           "nullable": false,
@@ -472,7 +532,9 @@ export const CATALOGUE = {
           "type": "per_game"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.correct.help",
       "label": "VIGIL.Command.correct.label",
       "manual_dice": [],
@@ -487,8 +549,11 @@ export const CATALOGUE = {
       "type": "correct"
     },
     "dice.reveal": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.dice.reveal.help",
       "label": "VIGIL.Command.dice.reveal.label",
       "manual_dice": [],
@@ -503,8 +568,10 @@ export const CATALOGUE = {
       "type": "dice.reveal"
     },
     "dryh.cancel": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -515,7 +582,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.cancel.help",
       "label": "VIGIL.Command.dryh.cancel.label",
       "manual_dice": [],
@@ -530,8 +599,10 @@ export const CATALOGUE = {
       "type": "dryh.cancel"
     },
     "dryh.choose": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -543,6 +614,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.who",
           "max_length": 64,
           "min_length": 1,
@@ -562,6 +634,7 @@ export const CATALOGUE = {
             "check_fight",
             "check_flight"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.choice",
           "name": "choice",
           "nullable": false,
@@ -569,7 +642,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.choose.help",
       "label": "VIGIL.Command.dryh.choose.label",
       "manual_dice": [],
@@ -589,8 +664,10 @@ export const CATALOGUE = {
       "type": "dryh.choose"
     },
     "dryh.clear_snap": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -601,7 +678,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "conditions",
       "help": "VIGIL.Command.dryh.clear_snap.help",
       "label": "VIGIL.Command.dryh.clear_snap.label",
       "manual_dice": [],
@@ -616,8 +695,10 @@ export const CATALOGUE = {
       "type": "dryh.clear_snap"
     },
     "dryh.declare": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -629,6 +710,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.madness",
           "max": 6,
           "min": 0,
@@ -639,6 +721,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.exhaustion_up",
           "name": "exhaustion_up",
           "nullable": true,
@@ -654,6 +737,7 @@ export const CATALOGUE = {
             "madness"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.talent",
           "name": "talent",
           "nullable": true,
@@ -661,7 +745,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.declare.help",
       "label": "VIGIL.Command.dryh.declare.label",
       "manual_dice": [],
@@ -681,8 +767,10 @@ export const CATALOGUE = {
       "type": "dryh.declare"
     },
     "dryh.despair_spend": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -700,6 +788,7 @@ export const CATALOGUE = {
             "madness",
             "pain"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.pool",
           "name": "pool",
           "nullable": false,
@@ -713,6 +802,7 @@ export const CATALOGUE = {
             "remove"
           ],
           "default": "add",
+          "entry": "person",
           "label": "VIGIL.Field.op",
           "name": "op",
           "nullable": false,
@@ -720,7 +810,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.despair_spend.help",
       "label": "VIGIL.Command.dryh.despair_spend.label",
       "manual_dice": [],
@@ -735,8 +827,10 @@ export const CATALOGUE = {
       "type": "dryh.despair_spend"
     },
     "dryh.help": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -747,6 +841,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.helper",
           "max_length": 64,
           "min_length": 1,
@@ -758,6 +853,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.leave",
           "name": "leave",
           "nullable": false,
@@ -765,7 +861,9 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.help.help",
       "label": "VIGIL.Command.dryh.help.label",
       "manual_dice": [],
@@ -785,8 +883,10 @@ export const CATALOGUE = {
       "type": "dryh.help"
     },
     "dryh.hope_improve": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -797,7 +897,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.hope_improve.help",
       "label": "VIGIL.Command.dryh.hope_improve.label",
       "manual_dice": [],
@@ -814,8 +916,10 @@ export const CATALOGUE = {
       "type": "dryh.hope_improve"
     },
     "dryh.hope_spend": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -832,6 +936,7 @@ export const CATALOGUE = {
             "fight",
             "flight"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.what",
           "name": "what",
           "nullable": false,
@@ -839,7 +944,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.hope_spend.help",
       "label": "VIGIL.Command.dryh.hope_spend.label",
       "manual_dice": [],
@@ -859,8 +966,10 @@ export const CATALOGUE = {
       "type": "dryh.hope_spend"
     },
     "dryh.open": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -871,6 +980,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.pain",
           "max": 30,
           "min": 0,
@@ -886,6 +996,7 @@ export const CATALOGUE = {
             "nightmare"
           ],
           "default": "environmental",
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": false,
@@ -893,7 +1004,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.open.help",
       "label": "VIGIL.Command.dryh.open.label",
       "manual_dice": [],
@@ -908,8 +1021,10 @@ export const CATALOGUE = {
       "type": "dryh.open"
     },
     "dryh.recover_discipline": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -920,7 +1035,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.recover_discipline.help",
       "label": "VIGIL.Command.dryh.recover_discipline.label",
       "manual_dice": [],
@@ -940,8 +1057,10 @@ export const CATALOGUE = {
       "type": "dryh.recover_discipline"
     },
     "dryh.resolve": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -960,6 +1079,7 @@ export const CATALOGUE = {
             "flight"
           ],
           "default": "none",
+          "entry": "person",
           "label": "VIGIL.Field.failure",
           "name": "failure",
           "nullable": false,
@@ -967,7 +1087,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.resolve.help",
       "label": "VIGIL.Command.dryh.resolve.label",
       "manual_dice": [],
@@ -982,8 +1104,10 @@ export const CATALOGUE = {
       "type": "dryh.resolve"
     },
     "dryh.roll": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -995,7 +1119,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1013,7 +1139,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1030,7 +1158,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "rolls",
       "help": "VIGIL.Command.dryh.roll.help",
       "label": "VIGIL.Command.dryh.roll.label",
       "manual_dice": [
@@ -1053,8 +1183,11 @@ export const CATALOGUE = {
       "type": "dryh.roll"
     },
     "dryh.session_end": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "table",
       "help": "VIGIL.Command.dryh.session_end.help",
       "label": "VIGIL.Command.dryh.session_end.label",
       "manual_dice": [],
@@ -1069,8 +1202,11 @@ export const CATALOGUE = {
       "type": "dryh.session_end"
     },
     "dryh.session_start": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "table",
       "help": "VIGIL.Command.dryh.session_start.help",
       "label": "VIGIL.Command.dryh.session_start.label",
       "manual_dice": [],
@@ -1085,8 +1221,10 @@ export const CATALOGUE = {
       "type": "dryh.session_start"
     },
     "dryh.wake": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1097,7 +1235,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "dryh",
+      "group": "conditions",
       "help": "VIGIL.Command.dryh.wake.help",
       "label": "VIGIL.Command.dryh.wake.label",
       "manual_dice": [],
@@ -1112,8 +1252,10 @@ export const CATALOGUE = {
       "type": "dryh.wake"
     },
     "hursagmu.break_fall": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1125,7 +1267,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1143,7 +1287,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1160,7 +1306,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.break_fall.help",
       "label": "VIGIL.Command.hursagmu.break_fall.label",
       "manual_dice": [
@@ -1183,8 +1331,10 @@ export const CATALOGUE = {
       "type": "hursagmu.break_fall"
     },
     "hursagmu.damage": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1195,6 +1345,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 100,
           "min": 1,
@@ -1205,6 +1356,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.bonus",
           "max": 50,
           "min": -50,
@@ -1215,7 +1367,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1233,7 +1387,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1250,7 +1406,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.damage.help",
       "label": "VIGIL.Command.hursagmu.damage.label",
       "manual_dice": [
@@ -1268,8 +1426,10 @@ export const CATALOGUE = {
       "type": "hursagmu.damage"
     },
     "hursagmu.fall": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1280,6 +1440,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.spaces",
           "max": 10000,
           "min": 0,
@@ -1290,7 +1451,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1308,7 +1471,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1325,7 +1490,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.fall.help",
       "label": "VIGIL.Command.hursagmu.fall.label",
       "manual_dice": [
@@ -1343,8 +1510,10 @@ export const CATALOGUE = {
       "type": "hursagmu.fall"
     },
     "hursagmu.harm": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1356,6 +1525,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.stuns",
           "max": 100,
           "min": 0,
@@ -1366,6 +1536,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.wounds",
           "max": 100,
           "min": 0,
@@ -1376,6 +1547,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.shocks",
           "max": 100,
           "min": 0,
@@ -1385,7 +1557,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.harm.help",
       "label": "VIGIL.Command.hursagmu.harm.label",
       "manual_dice": [],
@@ -1400,8 +1574,10 @@ export const CATALOGUE = {
       "type": "hursagmu.harm"
     },
     "hursagmu.heal": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.patient",
           "max_length": 64,
           "min_length": 1,
@@ -1413,6 +1589,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.healer",
           "max_length": 64,
           "min_length": 1,
@@ -1424,6 +1601,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.healer_level",
           "max": 100,
           "min": -20,
@@ -1434,7 +1612,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1452,7 +1632,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1469,7 +1651,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.heal.help",
       "label": "VIGIL.Command.hursagmu.heal.label",
       "manual_dice": [
@@ -1487,9 +1671,11 @@ export const CATALOGUE = {
       "type": "hursagmu.heal"
     },
     "hursagmu.morning": {
+      "edits_current": false,
       "fields": [
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1501,7 +1687,9 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "keys": {
+            "entry": "person",
             "label": "VIGIL.Field.key",
             "max_length": 64,
             "min_length": 1,
@@ -1518,9 +1706,11 @@ export const CATALOGUE = {
           "required": false,
           "type": "map",
           "values": {
+            "entry": "person",
             "fields": [
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.wound_difficulty",
                 "max": 50,
                 "min": 0,
@@ -1531,6 +1721,7 @@ export const CATALOGUE = {
               },
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.shock_difficulty",
                 "max": 50,
                 "min": 0,
@@ -1541,6 +1732,7 @@ export const CATALOGUE = {
               },
               {
                 "default": false,
+                "entry": "person",
                 "label": "VIGIL.Field.spoiled",
                 "name": "spoiled",
                 "nullable": false,
@@ -1557,7 +1749,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1575,7 +1769,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1592,7 +1788,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "conditions",
       "help": "VIGIL.Command.hursagmu.morning.help",
       "label": "VIGIL.Command.hursagmu.morning.label",
       "manual_dice": [
@@ -1610,8 +1808,10 @@ export const CATALOGUE = {
       "type": "hursagmu.morning"
     },
     "hursagmu.poison": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1622,6 +1822,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.damage",
           "max": 100,
           "min": 1,
@@ -1631,21 +1832,25 @@ export const CATALOGUE = {
           "type": "integer"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.interval",
           "max": 3153600000,
           "min": 1,
           "name": "interval",
           "nullable": false,
           "required": true,
+          "time": "duration",
           "type": "integer"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.duration",
           "max": 3153600000,
           "min": 1,
           "name": "duration",
           "nullable": false,
           "required": true,
+          "time": "duration",
           "type": "integer"
         },
         {
@@ -1655,6 +1860,7 @@ export const CATALOGUE = {
             "drug"
           ],
           "default": "poison",
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": false,
@@ -1663,6 +1869,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "name": "name",
@@ -1671,7 +1878,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.poison.help",
       "label": "VIGIL.Command.hursagmu.poison.label",
       "manual_dice": [],
@@ -1686,8 +1895,10 @@ export const CATALOGUE = {
       "type": "hursagmu.poison"
     },
     "hursagmu.rest": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1699,7 +1910,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1717,7 +1930,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1734,7 +1949,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "conditions",
       "help": "VIGIL.Command.hursagmu.rest.help",
       "label": "VIGIL.Command.hursagmu.rest.label",
       "manual_dice": [
@@ -1757,8 +1974,10 @@ export const CATALOGUE = {
       "type": "hursagmu.rest"
     },
     "hursagmu.rest_terms": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1770,6 +1989,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.wound_difficulty",
           "max": 50,
           "min": 0,
@@ -1780,6 +2000,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.shock_difficulty",
           "max": 50,
           "min": 0,
@@ -1790,6 +2011,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.spoiled",
           "name": "spoiled",
           "nullable": false,
@@ -1797,7 +2019,9 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "conditions",
       "help": "VIGIL.Command.hursagmu.rest_terms.help",
       "label": "VIGIL.Command.hursagmu.rest_terms.label",
       "manual_dice": [],
@@ -1812,8 +2036,10 @@ export const CATALOGUE = {
       "type": "hursagmu.rest_terms"
     },
     "hursagmu.see_dim": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1824,6 +2050,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.challenge",
           "max": 100,
           "min": 0,
@@ -1834,6 +2061,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.modifiers",
           "max": 50,
           "min": -50,
@@ -1844,7 +2072,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1862,7 +2092,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1879,7 +2111,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "rolls",
       "help": "VIGIL.Command.hursagmu.see_dim.help",
       "label": "VIGIL.Command.hursagmu.see_dim.label",
       "manual_dice": [
@@ -1897,8 +2131,10 @@ export const CATALOGUE = {
       "type": "hursagmu.see_dim"
     },
     "hursagmu.senses": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1910,6 +2146,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.blind",
           "name": "blind",
           "nullable": true,
@@ -1918,6 +2155,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.deaf",
           "name": "deaf",
           "nullable": true,
@@ -1925,7 +2163,9 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "conditions",
       "help": "VIGIL.Command.hursagmu.senses.help",
       "label": "VIGIL.Command.hursagmu.senses.label",
       "manual_dice": [],
@@ -1940,8 +2180,10 @@ export const CATALOGUE = {
       "type": "hursagmu.senses"
     },
     "hursagmu.take_fall": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -1953,7 +2195,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -1971,7 +2215,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -1988,7 +2234,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "harm",
       "help": "VIGIL.Command.hursagmu.take_fall.help",
       "label": "VIGIL.Command.hursagmu.take_fall.label",
       "manual_dice": [
@@ -2011,8 +2259,10 @@ export const CATALOGUE = {
       "type": "hursagmu.take_fall"
     },
     "hursagmu.trait_roll": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2023,6 +2273,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.trait",
           "max_length": 64,
           "min_length": 1,
@@ -2034,6 +2285,7 @@ export const CATALOGUE = {
           "type": "ref"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.target",
           "max": 200,
           "min": -50,
@@ -2050,6 +2302,7 @@ export const CATALOGUE = {
             "perception",
             "recovery"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": false,
@@ -2058,6 +2311,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.modifiers",
           "max": 50,
           "min": -50,
@@ -2068,6 +2322,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.needs_sight",
           "name": "needs_sight",
           "nullable": false,
@@ -2076,6 +2331,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.needs_hearing",
           "name": "needs_hearing",
           "nullable": false,
@@ -2084,6 +2340,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.darkness",
           "name": "darkness",
           "nullable": false,
@@ -2092,7 +2349,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -2110,7 +2369,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -2127,7 +2388,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "hursagmu",
+      "group": "rolls",
       "help": "VIGIL.Command.hursagmu.trait_roll.help",
       "label": "VIGIL.Command.hursagmu.trait_roll.label",
       "manual_dice": [
@@ -2145,8 +2408,10 @@ export const CATALOGUE = {
       "type": "hursagmu.trait_roll"
     },
     "mettle.check": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2157,6 +2422,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.stat",
           "max": 1000,
           "min": -1000,
@@ -2167,6 +2433,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.modifiers",
           "max": 1000,
           "min": -1000,
@@ -2176,6 +2443,7 @@ export const CATALOGUE = {
           "type": "integer"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.tn",
           "max": 1000,
           "min": -1000,
@@ -2194,6 +2462,7 @@ export const CATALOGUE = {
             "passive"
           ],
           "default": "check",
+          "entry": "person",
           "label": "VIGIL.Field.kind",
           "name": "kind",
           "nullable": false,
@@ -2208,6 +2477,7 @@ export const CATALOGUE = {
             "fail"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.lot",
           "name": "lot",
           "nullable": true,
@@ -2216,7 +2486,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -2234,7 +2506,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -2251,7 +2525,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "rolls",
       "help": "VIGIL.Command.mettle.check.help",
       "label": "VIGIL.Command.mettle.check.label",
       "manual_dice": [
@@ -2269,8 +2545,10 @@ export const CATALOGUE = {
       "type": "mettle.check"
     },
     "mettle.discipline_set": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2281,6 +2559,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.discipline",
           "max_length": 64,
           "min_length": 1,
@@ -2292,6 +2571,7 @@ export const CATALOGUE = {
           "type": "ref"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.level",
           "max": 1000,
           "min": -1000,
@@ -2301,7 +2581,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "bookkeeping",
       "help": "VIGIL.Command.mettle.discipline_set.help",
       "label": "VIGIL.Command.mettle.discipline_set.label",
       "manual_dice": [],
@@ -2316,8 +2598,10 @@ export const CATALOGUE = {
       "type": "mettle.discipline_set"
     },
     "mettle.effort": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2328,6 +2612,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.effort",
           "max": 1000,
           "min": 1,
@@ -2337,7 +2622,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "rolls",
       "help": "VIGIL.Command.mettle.effort.help",
       "label": "VIGIL.Command.mettle.effort.label",
       "manual_dice": [],
@@ -2357,8 +2644,10 @@ export const CATALOGUE = {
       "type": "mettle.effort"
     },
     "mettle.heal": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2369,6 +2658,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 1000,
           "min": 1,
@@ -2378,7 +2668,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.heal.help",
       "label": "VIGIL.Command.mettle.heal.label",
       "manual_dice": [],
@@ -2393,8 +2685,10 @@ export const CATALOGUE = {
       "type": "mettle.heal"
     },
     "mettle.injury_add": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2406,6 +2700,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.label",
           "max_length": 64,
           "name": "label",
@@ -2414,6 +2709,7 @@ export const CATALOGUE = {
           "type": "string"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.penalty",
           "max": 1000,
           "min": 1,
@@ -2423,7 +2719,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.injury_add.help",
       "label": "VIGIL.Command.mettle.injury_add.label",
       "manual_dice": [],
@@ -2438,8 +2736,10 @@ export const CATALOGUE = {
       "type": "mettle.injury_add"
     },
     "mettle.injury_reduce": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2450,6 +2750,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.injury",
           "max_length": 64,
           "min_length": 1,
@@ -2460,6 +2761,7 @@ export const CATALOGUE = {
           "type": "ref"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 1000,
           "min": 1,
@@ -2469,7 +2771,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.injury_reduce.help",
       "label": "VIGIL.Command.mettle.injury_reduce.label",
       "manual_dice": [],
@@ -2484,8 +2788,10 @@ export const CATALOGUE = {
       "type": "mettle.injury_reduce"
     },
     "mettle.injury_remove": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2496,6 +2802,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.injury",
           "max_length": 64,
           "min_length": 1,
@@ -2506,7 +2813,9 @@ export const CATALOGUE = {
           "type": "ref"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.injury_remove.help",
       "label": "VIGIL.Command.mettle.injury_remove.label",
       "manual_dice": [],
@@ -2521,8 +2830,10 @@ export const CATALOGUE = {
       "type": "mettle.injury_remove"
     },
     "mettle.kit_set": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2533,6 +2844,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.kit",
           "max_length": 64,
           "min_length": 1,
@@ -2544,6 +2856,7 @@ export const CATALOGUE = {
           "type": "ref"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.uses",
           "max": 1000,
           "min": 0,
@@ -2553,7 +2866,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "bookkeeping",
       "help": "VIGIL.Command.mettle.kit_set.help",
       "label": "VIGIL.Command.mettle.kit_set.label",
       "manual_dice": [],
@@ -2568,8 +2883,10 @@ export const CATALOGUE = {
       "type": "mettle.kit_set"
     },
     "mettle.pain": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2580,6 +2897,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 1000,
           "min": 1,
@@ -2596,6 +2914,7 @@ export const CATALOGUE = {
             "fail"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.lot",
           "name": "lot",
           "nullable": true,
@@ -2604,7 +2923,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -2622,7 +2943,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -2639,7 +2962,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.pain.help",
       "label": "VIGIL.Command.mettle.pain.label",
       "manual_dice": [
@@ -2657,8 +2982,10 @@ export const CATALOGUE = {
       "type": "mettle.pain"
     },
     "mettle.rattle": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2669,6 +2996,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 1000,
           "min": 1,
@@ -2678,7 +3006,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.rattle.help",
       "label": "VIGIL.Command.mettle.rattle.label",
       "manual_dice": [],
@@ -2693,8 +3023,10 @@ export const CATALOGUE = {
       "type": "mettle.rattle"
     },
     "mettle.relieve": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2705,6 +3037,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.amount",
           "max": 1000,
           "min": 1,
@@ -2714,7 +3047,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.relieve.help",
       "label": "VIGIL.Command.mettle.relieve.label",
       "manual_dice": [],
@@ -2729,8 +3064,10 @@ export const CATALOGUE = {
       "type": "mettle.relieve"
     },
     "mettle.rest_start": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2741,7 +3078,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "conditions",
       "help": "VIGIL.Command.mettle.rest_start.help",
       "label": "VIGIL.Command.mettle.rest_start.label",
       "manual_dice": [],
@@ -2761,8 +3100,10 @@ export const CATALOGUE = {
       "type": "mettle.rest_start"
     },
     "mettle.rest_stop": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2773,7 +3114,9 @@ export const CATALOGUE = {
           "type": "character"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "conditions",
       "help": "VIGIL.Command.mettle.rest_stop.help",
       "label": "VIGIL.Command.mettle.rest_stop.label",
       "manual_dice": [],
@@ -2793,8 +3136,10 @@ export const CATALOGUE = {
       "type": "mettle.rest_stop"
     },
     "mettle.shake_off": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2805,6 +3150,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.effort",
           "max": 1000,
           "min": 1,
@@ -2814,7 +3160,9 @@ export const CATALOGUE = {
           "type": "integer"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "rolls",
       "help": "VIGIL.Command.mettle.shake_off.help",
       "label": "VIGIL.Command.mettle.shake_off.label",
       "manual_dice": [],
@@ -2834,8 +3182,10 @@ export const CATALOGUE = {
       "type": "mettle.shake_off"
     },
     "mettle.stabilize": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2846,6 +3196,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.helper",
           "max_length": 64,
           "min_length": 1,
@@ -2863,6 +3214,7 @@ export const CATALOGUE = {
             "lore",
             "intuition"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.discipline",
           "name": "discipline",
           "nullable": false,
@@ -2870,6 +3222,7 @@ export const CATALOGUE = {
           "type": "enum"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.kit",
           "max_length": 64,
           "min_length": 1,
@@ -2881,6 +3234,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.tn",
           "max": 1000,
           "min": -1000,
@@ -2891,6 +3245,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.modifiers",
           "max": 1000,
           "min": -1000,
@@ -2907,6 +3262,7 @@ export const CATALOGUE = {
             "fail"
           ],
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.lot",
           "name": "lot",
           "nullable": true,
@@ -2915,7 +3271,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 20,
             "min": 1,
@@ -2933,7 +3291,9 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 15,
             "min": 0,
@@ -2950,7 +3310,9 @@ export const CATALOGUE = {
           "type": "list"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.stabilize.help",
       "label": "VIGIL.Command.mettle.stabilize.label",
       "manual_dice": [
@@ -2977,8 +3339,10 @@ export const CATALOGUE = {
       "type": "mettle.stabilize"
     },
     "mettle.stabilize_by_fiat": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -2990,6 +3354,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.means",
           "max_length": 64,
           "name": "means",
@@ -2998,7 +3363,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "harm",
       "help": "VIGIL.Command.mettle.stabilize_by_fiat.help",
       "label": "VIGIL.Command.mettle.stabilize_by_fiat.label",
       "manual_dice": [],
@@ -3013,8 +3380,10 @@ export const CATALOGUE = {
       "type": "mettle.stabilize_by_fiat"
     },
     "mettle.strenuous": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -3032,6 +3401,7 @@ export const CATALOGUE = {
             "other"
           ],
           "default": "other",
+          "entry": "person",
           "label": "VIGIL.Field.reason",
           "name": "reason",
           "nullable": false,
@@ -3039,7 +3409,9 @@ export const CATALOGUE = {
           "type": "enum"
         }
       ],
+      "foundry_only": false,
       "game": "mettle",
+      "group": "conditions",
       "help": "VIGIL.Command.mettle.strenuous.help",
       "label": "VIGIL.Command.mettle.strenuous.label",
       "manual_dice": [],
@@ -3059,8 +3431,10 @@ export const CATALOGUE = {
       "type": "mettle.strenuous"
     },
     "revive": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.char",
           "max_length": 64,
           "min_length": 1,
@@ -3071,6 +3445,7 @@ export const CATALOGUE = {
           "type": "character"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.fields",
           "name": "fields",
           "nullable": false,
@@ -3079,7 +3454,9 @@ export const CATALOGUE = {
           "type": "per_game"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.revive.help",
       "label": "VIGIL.Command.revive.label",
       "manual_dice": [],
@@ -3094,9 +3471,11 @@ export const CATALOGUE = {
       "type": "revive"
     },
     "table.archive": {
+      "edits_current": false,
       "fields": [
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.archived",
           "name": "archived",
           "nullable": false,
@@ -3104,7 +3483,9 @@ export const CATALOGUE = {
           "type": "boolean"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.table.archive.help",
       "label": "VIGIL.Command.table.archive.label",
       "manual_dice": [],
@@ -3119,6 +3500,7 @@ export const CATALOGUE = {
       "type": "table.archive"
     },
     "table.create": {
+      "edits_current": false,
       "fields": [
         {
           "choice_labels": "VIGIL.Choice.system",
@@ -3127,6 +3509,7 @@ export const CATALOGUE = {
             "mettle",
             "hursagmu"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.system",
           "name": "system",
           "nullable": false,
@@ -3134,6 +3517,7 @@ export const CATALOGUE = {
           "type": "enum"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "min_length": 1,
@@ -3144,6 +3528,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.id",
           "max_length": 64,
           "min_length": 1,
@@ -3155,6 +3540,7 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "game_from": "system",
           "label": "VIGIL.Field.options",
           "name": "options",
@@ -3164,7 +3550,9 @@ export const CATALOGUE = {
           "type": "per_game"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "operator",
       "help": "VIGIL.Command.table.create.help",
       "label": "VIGIL.Command.table.create.label",
       "manual_dice": [],
@@ -3179,8 +3567,10 @@ export const CATALOGUE = {
       "type": "table.create"
     },
     "table.delete": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.table",
           "max_length": 64,
           "min_length": 1,
@@ -3191,7 +3581,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "operator",
       "help": "VIGIL.Command.table.delete.help",
       "label": "VIGIL.Command.table.delete.label",
       "manual_dice": [],
@@ -3206,8 +3598,11 @@ export const CATALOGUE = {
       "type": "table.delete"
     },
     "table.export": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.table.export.help",
       "label": "VIGIL.Command.table.export.label",
       "manual_dice": [],
@@ -3222,8 +3617,10 @@ export const CATALOGUE = {
       "type": "table.export"
     },
     "table.import": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.document",
           "name": "document",
           "nullable": false,
@@ -3232,6 +3629,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.id",
           "max_length": 64,
           "min_length": 1,
@@ -3242,7 +3640,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "operator",
       "help": "VIGIL.Command.table.import.help",
       "label": "VIGIL.Command.table.import.label",
       "manual_dice": [],
@@ -3257,8 +3657,11 @@ export const CATALOGUE = {
       "type": "table.import"
     },
     "table.list": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "operator",
       "help": "VIGIL.Command.table.list.help",
       "label": "VIGIL.Command.table.list.label",
       "manual_dice": [],
@@ -3273,8 +3676,10 @@ export const CATALOGUE = {
       "type": "table.list"
     },
     "table.options": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.options",
           "name": "options",
           "nullable": false,
@@ -3283,7 +3688,9 @@ export const CATALOGUE = {
           "type": "per_game"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.table.options.help",
       "label": "VIGIL.Command.table.options.label",
       "manual_dice": [],
@@ -3298,8 +3705,11 @@ export const CATALOGUE = {
       "type": "table.options"
     },
     "table.reset_history": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.table.reset_history.help",
       "label": "VIGIL.Command.table.reset_history.label",
       "manual_dice": [],
@@ -3314,8 +3724,11 @@ export const CATALOGUE = {
       "type": "table.reset_history"
     },
     "table.rotate_key": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.table.rotate_key.help",
       "label": "VIGIL.Command.table.rotate_key.label",
       "manual_dice": [],
@@ -3330,8 +3743,11 @@ export const CATALOGUE = {
       "type": "table.rotate_key"
     },
     "token.list": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.token.list.help",
       "label": "VIGIL.Command.token.list.label",
       "manual_dice": [],
@@ -3346,6 +3762,7 @@ export const CATALOGUE = {
       "type": "token.list"
     },
     "token.mint": {
+      "edits_current": false,
       "fields": [
         {
           "choice_labels": "VIGIL.Choice.role",
@@ -3354,6 +3771,7 @@ export const CATALOGUE = {
             "player",
             "spectator"
           ],
+          "entry": "person",
           "label": "VIGIL.Field.role",
           "name": "role",
           "nullable": false,
@@ -3362,7 +3780,9 @@ export const CATALOGUE = {
         },
         {
           "default": [],
+          "entry": "person",
           "items": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max_length": 64,
             "min_length": 1,
@@ -3381,6 +3801,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.label",
           "max_length": 64,
           "name": "label",
@@ -3390,6 +3811,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.ttl_days",
           "max": 3650,
           "min": 0,
@@ -3400,7 +3822,9 @@ export const CATALOGUE = {
           "type": "number"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.token.mint.help",
       "label": "VIGIL.Command.token.mint.label",
       "manual_dice": [],
@@ -3415,8 +3839,10 @@ export const CATALOGUE = {
       "type": "token.mint"
     },
     "token.revoke": {
+      "edits_current": false,
       "fields": [
         {
+          "entry": "person",
           "label": "VIGIL.Field.token_id",
           "max_length": 64,
           "min_length": 1,
@@ -3426,7 +3852,9 @@ export const CATALOGUE = {
           "type": "string"
         }
       ],
+      "foundry_only": false,
       "game": null,
+      "group": "bookkeeping",
       "help": "VIGIL.Command.token.revoke.help",
       "label": "VIGIL.Command.token.revoke.label",
       "manual_dice": [],
@@ -3441,8 +3869,11 @@ export const CATALOGUE = {
       "type": "token.revoke"
     },
     "undo": {
+      "edits_current": false,
       "fields": [],
+      "foundry_only": false,
       "game": null,
+      "group": "table",
       "help": "VIGIL.Command.undo.help",
       "label": "VIGIL.Command.undo.label",
       "manual_dice": [],
@@ -3461,7 +3892,6 @@ export const CATALOGUE = {
     "dryh": {
       "commands": [
         "dryh.open",
-        "dryh.cancel",
         "dryh.declare",
         "dryh.help",
         "dryh.roll",
@@ -3469,28 +3899,29 @@ export const CATALOGUE = {
         "dryh.hope_improve",
         "dryh.resolve",
         "dryh.choose",
+        "dryh.cancel",
         "dryh.hope_spend",
         "dryh.recover_discipline",
         "dryh.wake",
         "dryh.clear_snap",
-        "dryh.session_start",
-        "dryh.session_end",
-        "character.remove",
-        "correct",
-        "revive",
         "combat.start",
-        "combat.end",
         "combat.next_round",
-        "character.create",
-        "character.meta",
-        "table.options",
+        "combat.end",
         "clock.pause",
         "clock.run",
         "clock.set",
         "clock.follow",
         "clock.world",
+        "dryh.session_start",
+        "dryh.session_end",
         "dice.reveal",
         "undo",
+        "character.create",
+        "character.meta",
+        "revive",
+        "correct",
+        "character.remove",
+        "table.options",
         "token.mint",
         "token.list",
         "token.revoke",
@@ -3504,6 +3935,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "rules",
             "label": "VIGIL.Field.name",
             "max_length": 64,
             "name": "name",
@@ -3517,6 +3949,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "rules",
             "label": "VIGIL.Field.npc",
             "name": "npc",
             "nullable": false,
@@ -3529,6 +3962,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 3,
+            "entry": "person",
             "label": "VIGIL.Field.discipline",
             "max": 30,
             "min": 0,
@@ -3543,6 +3977,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.madness",
             "max": 30,
             "min": 0,
@@ -3557,6 +3992,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.exhaustion",
             "max": 30,
             "min": 0,
@@ -3571,6 +4007,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.fight",
             "max": 6,
             "min": 0,
@@ -3585,6 +4022,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.flight",
             "max": 6,
             "min": 0,
@@ -3605,6 +4043,7 @@ export const CATALOGUE = {
               "nightmare"
             ],
             "default": "awake",
+            "entry": "person",
             "label": "VIGIL.Field.status",
             "name": "status",
             "nullable": false,
@@ -3617,6 +4056,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.snapped",
             "name": "snapped",
             "nullable": false,
@@ -3629,6 +4069,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "person",
             "label": "VIGIL.Field.exhaustion_talent",
             "max_length": 64,
             "name": "exhaustion_talent",
@@ -3642,6 +4083,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "person",
             "label": "VIGIL.Field.madness_talent",
             "max_length": 64,
             "name": "madness_talent",
@@ -3655,6 +4097,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.hope",
             "max": 1000000,
             "min": 0,
@@ -3669,6 +4112,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.despair",
             "max": 1000000,
             "min": 0,
@@ -3686,9 +4130,11 @@ export const CATALOGUE = {
               "active": false,
               "number": 0
             },
+            "entry": "person",
             "fields": [
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.number",
                 "min": 0,
                 "name": "number",
@@ -3698,6 +4144,7 @@ export const CATALOGUE = {
               },
               {
                 "default": false,
+                "entry": "person",
                 "label": "VIGIL.Field.active",
                 "name": "active",
                 "nullable": false,
@@ -3717,6 +4164,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.number",
             "min": 0,
             "name": "number",
@@ -3730,6 +4178,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.active",
             "name": "active",
             "nullable": false,
@@ -3742,7 +4191,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "name": "key",
               "nullable": false,
@@ -3755,6 +4206,7 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "fields": [
                 {
                   "choice_labels": "VIGIL.Choice.phase",
@@ -3766,6 +4218,7 @@ export const CATALOGUE = {
                     "resolved"
                   ],
                   "default": "open",
+                  "entry": "person",
                   "label": "VIGIL.Field.phase",
                   "name": "phase",
                   "nullable": false,
@@ -3774,14 +4227,17 @@ export const CATALOGUE = {
                 },
                 {
                   "default": 0.0,
+                  "entry": "rules",
                   "label": "VIGIL.Field.opened_at",
                   "name": "opened_at",
                   "nullable": false,
                   "required": false,
+                  "time": "clock",
                   "type": "number"
                 },
                 {
                   "default": 0,
+                  "entry": "person",
                   "label": "VIGIL.Field.pain",
                   "max": 30,
                   "min": 0,
@@ -3797,6 +4253,7 @@ export const CATALOGUE = {
                     "nightmare"
                   ],
                   "default": "environmental",
+                  "entry": "person",
                   "label": "VIGIL.Field.kind",
                   "name": "kind",
                   "nullable": false,
@@ -3809,9 +4266,11 @@ export const CATALOGUE = {
                     "madness": 0,
                     "talent": "none"
                   },
+                  "entry": "person",
                   "fields": [
                     {
                       "default": 0,
+                      "entry": "person",
                       "label": "VIGIL.Field.madness",
                       "max": 6,
                       "min": 0,
@@ -3822,6 +4281,7 @@ export const CATALOGUE = {
                     },
                     {
                       "default": false,
+                      "entry": "person",
                       "label": "VIGIL.Field.exhaustion_up",
                       "name": "exhaustion_up",
                       "nullable": false,
@@ -3837,6 +4297,7 @@ export const CATALOGUE = {
                         "madness"
                       ],
                       "default": "none",
+                      "entry": "person",
                       "label": "VIGIL.Field.talent",
                       "name": "talent",
                       "nullable": false,
@@ -3852,7 +4313,9 @@ export const CATALOGUE = {
                 },
                 {
                   "default": [],
+                  "entry": "person",
                   "items": {
+                    "entry": "person",
                     "label": "VIGIL.Field.item",
                     "name": "item",
                     "nullable": false,
@@ -3868,10 +4331,13 @@ export const CATALOGUE = {
                 },
                 {
                   "default": null,
+                  "entry": "person",
                   "fields": [
                     {
                       "default": [],
+                      "entry": "person",
                       "items": {
+                        "entry": "person",
                         "label": "VIGIL.Field.item",
                         "max": 6,
                         "min": 1,
@@ -3889,7 +4355,9 @@ export const CATALOGUE = {
                     },
                     {
                       "default": [],
+                      "entry": "person",
                       "items": {
+                        "entry": "person",
                         "label": "VIGIL.Field.item",
                         "max": 6,
                         "min": 1,
@@ -3907,7 +4375,9 @@ export const CATALOGUE = {
                     },
                     {
                       "default": [],
+                      "entry": "person",
                       "items": {
+                        "entry": "person",
                         "label": "VIGIL.Field.item",
                         "max": 6,
                         "min": 1,
@@ -3925,7 +4395,9 @@ export const CATALOGUE = {
                     },
                     {
                       "default": [],
+                      "entry": "person",
                       "items": {
+                        "entry": "person",
                         "label": "VIGIL.Field.item",
                         "max": 6,
                         "min": 1,
@@ -3943,7 +4415,9 @@ export const CATALOGUE = {
                     },
                     {
                       "default": {},
+                      "entry": "person",
                       "keys": {
+                        "entry": "person",
                         "label": "VIGIL.Field.key",
                         "name": "key",
                         "nullable": false,
@@ -3956,7 +4430,9 @@ export const CATALOGUE = {
                       "required": false,
                       "type": "map",
                       "values": {
+                        "entry": "person",
                         "items": {
+                          "entry": "person",
                           "label": "VIGIL.Field.item",
                           "max": 6,
                           "min": 1,
@@ -3982,6 +4458,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": null,
+                  "entry": "person",
                   "label": "VIGIL.Field.exhaustion_at_roll",
                   "max": 30,
                   "min": 0,
@@ -3992,7 +4469,9 @@ export const CATALOGUE = {
                 },
                 {
                   "default": [],
+                  "entry": "person",
                   "items": {
+                    "entry": "person",
                     "fields": [
                       {
                         "choice_labels": "VIGIL.Choice.source",
@@ -4000,6 +4479,7 @@ export const CATALOGUE = {
                           "despair",
                           "hope"
                         ],
+                        "entry": "person",
                         "label": "VIGIL.Field.source",
                         "name": "source",
                         "nullable": false,
@@ -4012,6 +4492,7 @@ export const CATALOGUE = {
                           "add",
                           "remove"
                         ],
+                        "entry": "person",
                         "label": "VIGIL.Field.op",
                         "name": "op",
                         "nullable": false,
@@ -4026,6 +4507,7 @@ export const CATALOGUE = {
                           "madness",
                           "pain"
                         ],
+                        "entry": "person",
                         "label": "VIGIL.Field.pool",
                         "name": "pool",
                         "nullable": false,
@@ -4033,6 +4515,7 @@ export const CATALOGUE = {
                         "type": "enum"
                       },
                       {
+                        "entry": "person",
                         "label": "VIGIL.Field.face",
                         "max": 6,
                         "min": 1,
@@ -4057,6 +4540,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": null,
+                  "entry": "person",
                   "label": "VIGIL.Field.successes",
                   "min": 0,
                   "name": "successes",
@@ -4066,6 +4550,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": null,
+                  "entry": "person",
                   "label": "VIGIL.Field.degree",
                   "max": 30,
                   "min": 0,
@@ -4076,6 +4561,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": null,
+                  "entry": "person",
                   "label": "VIGIL.Field.success",
                   "name": "success",
                   "nullable": true,
@@ -4091,6 +4577,7 @@ export const CATALOGUE = {
                     "pain"
                   ],
                   "default": null,
+                  "entry": "person",
                   "label": "VIGIL.Field.dominant",
                   "name": "dominant",
                   "nullable": true,
@@ -4099,7 +4586,9 @@ export const CATALOGUE = {
                 },
                 {
                   "default": {},
+                  "entry": "person",
                   "keys": {
+                    "entry": "person",
                     "label": "VIGIL.Field.key",
                     "name": "key",
                     "nullable": false,
@@ -4117,6 +4606,7 @@ export const CATALOGUE = {
                       "discipline",
                       "madness"
                     ],
+                    "entry": "person",
                     "label": "VIGIL.Field.value",
                     "name": "value",
                     "nullable": false,
@@ -4137,6 +4627,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "fields": [
               {
                 "choice_labels": "VIGIL.Choice.phase",
@@ -4148,6 +4639,7 @@ export const CATALOGUE = {
                   "resolved"
                 ],
                 "default": "open",
+                "entry": "person",
                 "label": "VIGIL.Field.phase",
                 "name": "phase",
                 "nullable": false,
@@ -4156,14 +4648,17 @@ export const CATALOGUE = {
               },
               {
                 "default": 0.0,
+                "entry": "rules",
                 "label": "VIGIL.Field.opened_at",
                 "name": "opened_at",
                 "nullable": false,
                 "required": false,
+                "time": "clock",
                 "type": "number"
               },
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.pain",
                 "max": 30,
                 "min": 0,
@@ -4179,6 +4674,7 @@ export const CATALOGUE = {
                   "nightmare"
                 ],
                 "default": "environmental",
+                "entry": "person",
                 "label": "VIGIL.Field.kind",
                 "name": "kind",
                 "nullable": false,
@@ -4191,9 +4687,11 @@ export const CATALOGUE = {
                   "madness": 0,
                   "talent": "none"
                 },
+                "entry": "person",
                 "fields": [
                   {
                     "default": 0,
+                    "entry": "person",
                     "label": "VIGIL.Field.madness",
                     "max": 6,
                     "min": 0,
@@ -4204,6 +4702,7 @@ export const CATALOGUE = {
                   },
                   {
                     "default": false,
+                    "entry": "person",
                     "label": "VIGIL.Field.exhaustion_up",
                     "name": "exhaustion_up",
                     "nullable": false,
@@ -4219,6 +4718,7 @@ export const CATALOGUE = {
                       "madness"
                     ],
                     "default": "none",
+                    "entry": "person",
                     "label": "VIGIL.Field.talent",
                     "name": "talent",
                     "nullable": false,
@@ -4234,7 +4734,9 @@ export const CATALOGUE = {
               },
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "label": "VIGIL.Field.item",
                   "name": "item",
                   "nullable": false,
@@ -4250,10 +4752,13 @@ export const CATALOGUE = {
               },
               {
                 "default": null,
+                "entry": "person",
                 "fields": [
                   {
                     "default": [],
+                    "entry": "person",
                     "items": {
+                      "entry": "person",
                       "label": "VIGIL.Field.item",
                       "max": 6,
                       "min": 1,
@@ -4271,7 +4776,9 @@ export const CATALOGUE = {
                   },
                   {
                     "default": [],
+                    "entry": "person",
                     "items": {
+                      "entry": "person",
                       "label": "VIGIL.Field.item",
                       "max": 6,
                       "min": 1,
@@ -4289,7 +4796,9 @@ export const CATALOGUE = {
                   },
                   {
                     "default": [],
+                    "entry": "person",
                     "items": {
+                      "entry": "person",
                       "label": "VIGIL.Field.item",
                       "max": 6,
                       "min": 1,
@@ -4307,7 +4816,9 @@ export const CATALOGUE = {
                   },
                   {
                     "default": [],
+                    "entry": "person",
                     "items": {
+                      "entry": "person",
                       "label": "VIGIL.Field.item",
                       "max": 6,
                       "min": 1,
@@ -4325,7 +4836,9 @@ export const CATALOGUE = {
                   },
                   {
                     "default": {},
+                    "entry": "person",
                     "keys": {
+                      "entry": "person",
                       "label": "VIGIL.Field.key",
                       "name": "key",
                       "nullable": false,
@@ -4338,7 +4851,9 @@ export const CATALOGUE = {
                     "required": false,
                     "type": "map",
                     "values": {
+                      "entry": "person",
                       "items": {
+                        "entry": "person",
                         "label": "VIGIL.Field.item",
                         "max": 6,
                         "min": 1,
@@ -4364,6 +4879,7 @@ export const CATALOGUE = {
               },
               {
                 "default": null,
+                "entry": "person",
                 "label": "VIGIL.Field.exhaustion_at_roll",
                 "max": 30,
                 "min": 0,
@@ -4374,7 +4890,9 @@ export const CATALOGUE = {
               },
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "fields": [
                     {
                       "choice_labels": "VIGIL.Choice.source",
@@ -4382,6 +4900,7 @@ export const CATALOGUE = {
                         "despair",
                         "hope"
                       ],
+                      "entry": "person",
                       "label": "VIGIL.Field.source",
                       "name": "source",
                       "nullable": false,
@@ -4394,6 +4913,7 @@ export const CATALOGUE = {
                         "add",
                         "remove"
                       ],
+                      "entry": "person",
                       "label": "VIGIL.Field.op",
                       "name": "op",
                       "nullable": false,
@@ -4408,6 +4928,7 @@ export const CATALOGUE = {
                         "madness",
                         "pain"
                       ],
+                      "entry": "person",
                       "label": "VIGIL.Field.pool",
                       "name": "pool",
                       "nullable": false,
@@ -4415,6 +4936,7 @@ export const CATALOGUE = {
                       "type": "enum"
                     },
                     {
+                      "entry": "person",
                       "label": "VIGIL.Field.face",
                       "max": 6,
                       "min": 1,
@@ -4439,6 +4961,7 @@ export const CATALOGUE = {
               },
               {
                 "default": null,
+                "entry": "person",
                 "label": "VIGIL.Field.successes",
                 "min": 0,
                 "name": "successes",
@@ -4448,6 +4971,7 @@ export const CATALOGUE = {
               },
               {
                 "default": null,
+                "entry": "person",
                 "label": "VIGIL.Field.degree",
                 "max": 30,
                 "min": 0,
@@ -4458,6 +4982,7 @@ export const CATALOGUE = {
               },
               {
                 "default": null,
+                "entry": "person",
                 "label": "VIGIL.Field.success",
                 "name": "success",
                 "nullable": true,
@@ -4473,6 +4998,7 @@ export const CATALOGUE = {
                   "pain"
                 ],
                 "default": null,
+                "entry": "person",
                 "label": "VIGIL.Field.dominant",
                 "name": "dominant",
                 "nullable": true,
@@ -4481,7 +5007,9 @@ export const CATALOGUE = {
               },
               {
                 "default": {},
+                "entry": "person",
                 "keys": {
+                  "entry": "person",
                   "label": "VIGIL.Field.key",
                   "name": "key",
                   "nullable": false,
@@ -4499,6 +5027,7 @@ export const CATALOGUE = {
                     "discipline",
                     "madness"
                   ],
+                  "entry": "person",
                   "label": "VIGIL.Field.value",
                   "name": "value",
                   "nullable": false,
@@ -4527,6 +5056,7 @@ export const CATALOGUE = {
               "resolved"
             ],
             "default": "open",
+            "entry": "person",
             "label": "VIGIL.Field.phase",
             "name": "phase",
             "nullable": false,
@@ -4539,10 +5069,12 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0.0,
+            "entry": "rules",
             "label": "VIGIL.Field.opened_at",
             "name": "opened_at",
             "nullable": false,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "rolls.*.opened_at"
@@ -4551,6 +5083,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.pain",
             "max": 30,
             "min": 0,
@@ -4570,6 +5103,7 @@ export const CATALOGUE = {
               "nightmare"
             ],
             "default": "environmental",
+            "entry": "person",
             "label": "VIGIL.Field.kind",
             "name": "kind",
             "nullable": false,
@@ -4586,9 +5120,11 @@ export const CATALOGUE = {
               "madness": 0,
               "talent": "none"
             },
+            "entry": "person",
             "fields": [
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.madness",
                 "max": 6,
                 "min": 0,
@@ -4599,6 +5135,7 @@ export const CATALOGUE = {
               },
               {
                 "default": false,
+                "entry": "person",
                 "label": "VIGIL.Field.exhaustion_up",
                 "name": "exhaustion_up",
                 "nullable": false,
@@ -4614,6 +5151,7 @@ export const CATALOGUE = {
                   "madness"
                 ],
                 "default": "none",
+                "entry": "person",
                 "label": "VIGIL.Field.talent",
                 "name": "talent",
                 "nullable": false,
@@ -4633,6 +5171,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.madness",
             "max": 6,
             "min": 0,
@@ -4647,6 +5186,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.exhaustion_up",
             "name": "exhaustion_up",
             "nullable": false,
@@ -4666,6 +5206,7 @@ export const CATALOGUE = {
               "madness"
             ],
             "default": "none",
+            "entry": "person",
             "label": "VIGIL.Field.talent",
             "name": "talent",
             "nullable": false,
@@ -4678,7 +5219,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "name": "item",
               "nullable": false,
@@ -4697,6 +5240,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "name": "item",
             "nullable": false,
@@ -4709,10 +5253,13 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": null,
+            "entry": "person",
             "fields": [
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "label": "VIGIL.Field.item",
                   "max": 6,
                   "min": 1,
@@ -4730,7 +5277,9 @@ export const CATALOGUE = {
               },
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "label": "VIGIL.Field.item",
                   "max": 6,
                   "min": 1,
@@ -4748,7 +5297,9 @@ export const CATALOGUE = {
               },
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "label": "VIGIL.Field.item",
                   "max": 6,
                   "min": 1,
@@ -4766,7 +5317,9 @@ export const CATALOGUE = {
               },
               {
                 "default": [],
+                "entry": "person",
                 "items": {
+                  "entry": "person",
                   "label": "VIGIL.Field.item",
                   "max": 6,
                   "min": 1,
@@ -4784,7 +5337,9 @@ export const CATALOGUE = {
               },
               {
                 "default": {},
+                "entry": "person",
                 "keys": {
+                  "entry": "person",
                   "label": "VIGIL.Field.key",
                   "name": "key",
                   "nullable": false,
@@ -4797,7 +5352,9 @@ export const CATALOGUE = {
                 "required": false,
                 "type": "map",
                 "values": {
+                  "entry": "person",
                   "items": {
+                    "entry": "person",
                     "label": "VIGIL.Field.item",
                     "max": 6,
                     "min": 1,
@@ -4827,7 +5384,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "max": 6,
               "min": 1,
@@ -4848,6 +5407,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 6,
             "min": 1,
@@ -4862,7 +5422,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "max": 6,
               "min": 1,
@@ -4883,6 +5445,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 6,
             "min": 1,
@@ -4897,7 +5460,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "max": 6,
               "min": 1,
@@ -4918,6 +5483,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 6,
             "min": 1,
@@ -4932,7 +5498,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "max": 6,
               "min": 1,
@@ -4953,6 +5521,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 6,
             "min": 1,
@@ -4967,7 +5536,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "name": "key",
               "nullable": false,
@@ -4980,7 +5551,9 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "items": {
+                "entry": "person",
                 "label": "VIGIL.Field.item",
                 "max": 6,
                 "min": 1,
@@ -5002,7 +5575,9 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "items": {
+              "entry": "person",
               "label": "VIGIL.Field.item",
               "max": 6,
               "min": 1,
@@ -5023,6 +5598,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.item",
             "max": 6,
             "min": 1,
@@ -5037,6 +5613,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": null,
+            "entry": "person",
             "label": "VIGIL.Field.exhaustion_at_roll",
             "max": 30,
             "min": 0,
@@ -5051,7 +5628,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "fields": [
                 {
                   "choice_labels": "VIGIL.Choice.source",
@@ -5059,6 +5638,7 @@ export const CATALOGUE = {
                     "despair",
                     "hope"
                   ],
+                  "entry": "person",
                   "label": "VIGIL.Field.source",
                   "name": "source",
                   "nullable": false,
@@ -5071,6 +5651,7 @@ export const CATALOGUE = {
                     "add",
                     "remove"
                   ],
+                  "entry": "person",
                   "label": "VIGIL.Field.op",
                   "name": "op",
                   "nullable": false,
@@ -5085,6 +5666,7 @@ export const CATALOGUE = {
                     "madness",
                     "pain"
                   ],
+                  "entry": "person",
                   "label": "VIGIL.Field.pool",
                   "name": "pool",
                   "nullable": false,
@@ -5092,6 +5674,7 @@ export const CATALOGUE = {
                   "type": "enum"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.face",
                   "max": 6,
                   "min": 1,
@@ -5119,6 +5702,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "fields": [
               {
                 "choice_labels": "VIGIL.Choice.source",
@@ -5126,6 +5710,7 @@ export const CATALOGUE = {
                   "despair",
                   "hope"
                 ],
+                "entry": "person",
                 "label": "VIGIL.Field.source",
                 "name": "source",
                 "nullable": false,
@@ -5138,6 +5723,7 @@ export const CATALOGUE = {
                   "add",
                   "remove"
                 ],
+                "entry": "person",
                 "label": "VIGIL.Field.op",
                 "name": "op",
                 "nullable": false,
@@ -5152,6 +5738,7 @@ export const CATALOGUE = {
                   "madness",
                   "pain"
                 ],
+                "entry": "person",
                 "label": "VIGIL.Field.pool",
                 "name": "pool",
                 "nullable": false,
@@ -5159,6 +5746,7 @@ export const CATALOGUE = {
                 "type": "enum"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.face",
                 "max": 6,
                 "min": 1,
@@ -5184,6 +5772,7 @@ export const CATALOGUE = {
               "despair",
               "hope"
             ],
+            "entry": "person",
             "label": "VIGIL.Field.source",
             "name": "source",
             "nullable": false,
@@ -5200,6 +5789,7 @@ export const CATALOGUE = {
               "add",
               "remove"
             ],
+            "entry": "person",
             "label": "VIGIL.Field.op",
             "name": "op",
             "nullable": false,
@@ -5218,6 +5808,7 @@ export const CATALOGUE = {
               "madness",
               "pain"
             ],
+            "entry": "person",
             "label": "VIGIL.Field.pool",
             "name": "pool",
             "nullable": false,
@@ -5229,6 +5820,7 @@ export const CATALOGUE = {
         {
           "char": false,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.face",
             "max": 6,
             "min": 1,
@@ -5243,6 +5835,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": null,
+            "entry": "person",
             "label": "VIGIL.Field.successes",
             "min": 0,
             "name": "successes",
@@ -5256,6 +5849,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": null,
+            "entry": "person",
             "label": "VIGIL.Field.degree",
             "max": 30,
             "min": 0,
@@ -5270,6 +5864,7 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": null,
+            "entry": "person",
             "label": "VIGIL.Field.success",
             "name": "success",
             "nullable": true,
@@ -5289,6 +5884,7 @@ export const CATALOGUE = {
               "pain"
             ],
             "default": null,
+            "entry": "person",
             "label": "VIGIL.Field.dominant",
             "name": "dominant",
             "nullable": true,
@@ -5301,7 +5897,9 @@ export const CATALOGUE = {
           "char": false,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "name": "key",
               "nullable": false,
@@ -5319,6 +5917,7 @@ export const CATALOGUE = {
                 "discipline",
                 "madness"
               ],
+              "entry": "person",
               "label": "VIGIL.Field.value",
               "name": "value",
               "nullable": false,
@@ -5336,6 +5935,7 @@ export const CATALOGUE = {
               "discipline",
               "madness"
             ],
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "name": "value",
             "nullable": false,
@@ -5349,6 +5949,7 @@ export const CATALOGUE = {
       "options": [
         {
           "default": 3,
+          "entry": "person",
           "label": "VIGIL.Field.response_boxes",
           "max": 6,
           "min": 1,
@@ -5359,6 +5960,7 @@ export const CATALOGUE = {
         },
         {
           "default": 1,
+          "entry": "person",
           "label": "VIGIL.Field.despair_per_player",
           "max": 10,
           "min": 0,
@@ -5369,6 +5971,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.failure_consequences",
           "name": "failure_consequences",
           "nullable": false,
@@ -5377,6 +5980,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.wake_resets",
           "name": "wake_resets",
           "nullable": false,
@@ -5385,6 +5989,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.hope_clears_at_session_end",
           "name": "hope_clears_at_session_end",
           "nullable": false,
@@ -5393,6 +5998,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.reveal_dice_at_session_end",
           "name": "reveal_dice_at_session_end",
           "nullable": false,
@@ -5401,6 +6007,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
           "nullable": false,
@@ -5409,6 +6016,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
           "nullable": false,
@@ -5432,6 +6040,7 @@ export const CATALOGUE = {
       "sheet": [
         {
           "default": "",
+          "entry": "rules",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "name": "name",
@@ -5441,6 +6050,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "rules",
           "label": "VIGIL.Field.npc",
           "name": "npc",
           "nullable": false,
@@ -5449,6 +6059,7 @@ export const CATALOGUE = {
         },
         {
           "default": 3,
+          "entry": "person",
           "label": "VIGIL.Field.discipline",
           "max": 30,
           "min": 0,
@@ -5459,6 +6070,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.madness",
           "max": 30,
           "min": 0,
@@ -5469,6 +6081,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.exhaustion",
           "max": 30,
           "min": 0,
@@ -5479,6 +6092,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.fight",
           "max": 6,
           "min": 0,
@@ -5489,6 +6103,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.flight",
           "max": 6,
           "min": 0,
@@ -5505,6 +6120,7 @@ export const CATALOGUE = {
             "nightmare"
           ],
           "default": "awake",
+          "entry": "person",
           "label": "VIGIL.Field.status",
           "name": "status",
           "nullable": false,
@@ -5513,6 +6129,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.snapped",
           "name": "snapped",
           "nullable": false,
@@ -5521,6 +6138,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.exhaustion_talent",
           "max_length": 64,
           "name": "exhaustion_talent",
@@ -5530,6 +6148,7 @@ export const CATALOGUE = {
         },
         {
           "default": "",
+          "entry": "person",
           "label": "VIGIL.Field.madness_talent",
           "max_length": 64,
           "name": "madness_talent",
@@ -5542,28 +6161,22 @@ export const CATALOGUE = {
     },
     "hursagmu": {
       "commands": [
-        "hursagmu.trait_roll",
-        "hursagmu.see_dim",
-        "hursagmu.harm",
         "hursagmu.damage",
-        "hursagmu.rest",
-        "hursagmu.rest_terms",
-        "hursagmu.morning",
+        "hursagmu.harm",
         "hursagmu.heal",
         "hursagmu.poison",
         "hursagmu.fall",
         "hursagmu.break_fall",
         "hursagmu.take_fall",
+        "hursagmu.trait_roll",
+        "hursagmu.see_dim",
+        "hursagmu.rest",
+        "hursagmu.rest_terms",
+        "hursagmu.morning",
         "hursagmu.senses",
-        "character.remove",
-        "correct",
-        "revive",
         "combat.start",
-        "combat.end",
         "combat.next_round",
-        "character.create",
-        "character.meta",
-        "table.options",
+        "combat.end",
         "clock.pause",
         "clock.run",
         "clock.set",
@@ -5571,6 +6184,12 @@ export const CATALOGUE = {
         "clock.world",
         "dice.reveal",
         "undo",
+        "character.create",
+        "character.meta",
+        "revive",
+        "correct",
+        "character.remove",
+        "table.options",
         "token.mint",
         "token.list",
         "token.revoke",
@@ -5584,6 +6203,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "rules",
             "label": "VIGIL.Field.name",
             "max_length": 64,
             "name": "name",
@@ -5597,7 +6217,9 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "max_length": 64,
               "min_length": 1,
@@ -5615,6 +6237,7 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "label": "VIGIL.Field.value",
               "max": 100,
               "min": -20,
@@ -5629,6 +6252,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "max": 100,
             "min": -20,
@@ -5643,6 +6267,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.stuns",
             "max": 1000000,
             "min": 0,
@@ -5657,6 +6282,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.wounds",
             "max": 1000000,
             "min": 0,
@@ -5671,6 +6297,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.shocks",
             "max": 1000000,
             "min": 0,
@@ -5685,6 +6312,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.blind",
             "name": "blind",
             "nullable": false,
@@ -5697,6 +6325,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.deaf",
             "name": "deaf",
             "nullable": false,
@@ -5709,7 +6338,9 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "max_length": 64,
               "min_length": 1,
@@ -5727,6 +6358,7 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "fields": [
                 {
                   "choice_labels": "VIGIL.Choice.kind",
@@ -5735,6 +6367,7 @@ export const CATALOGUE = {
                     "drug"
                   ],
                   "default": "poison",
+                  "entry": "person",
                   "label": "VIGIL.Field.kind",
                   "name": "kind",
                   "nullable": false,
@@ -5743,6 +6376,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": "",
+                  "entry": "person",
                   "label": "VIGIL.Field.name",
                   "max_length": 64,
                   "name": "name",
@@ -5751,6 +6385,7 @@ export const CATALOGUE = {
                   "type": "string"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.damage",
                   "max": 100,
                   "min": 1,
@@ -5760,22 +6395,27 @@ export const CATALOGUE = {
                   "type": "integer"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.applied_at",
                   "min": 0,
                   "name": "applied_at",
                   "nullable": false,
                   "required": true,
+                  "time": "clock",
                   "type": "number"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.interval",
                   "min": 1,
                   "name": "interval",
                   "nullable": false,
                   "required": true,
+                  "time": "duration",
                   "type": "integer"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.doses",
                   "max": 1000,
                   "min": 1,
@@ -5786,6 +6426,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": 1,
+                  "entry": "rules",
                   "label": "VIGIL.Field.next_dose",
                   "max": 1000,
                   "min": 1,
@@ -5807,6 +6448,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "fields": [
               {
                 "choice_labels": "VIGIL.Choice.kind",
@@ -5815,6 +6457,7 @@ export const CATALOGUE = {
                   "drug"
                 ],
                 "default": "poison",
+                "entry": "person",
                 "label": "VIGIL.Field.kind",
                 "name": "kind",
                 "nullable": false,
@@ -5823,6 +6466,7 @@ export const CATALOGUE = {
               },
               {
                 "default": "",
+                "entry": "person",
                 "label": "VIGIL.Field.name",
                 "max_length": 64,
                 "name": "name",
@@ -5831,6 +6475,7 @@ export const CATALOGUE = {
                 "type": "string"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.damage",
                 "max": 100,
                 "min": 1,
@@ -5840,22 +6485,27 @@ export const CATALOGUE = {
                 "type": "integer"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.applied_at",
                 "min": 0,
                 "name": "applied_at",
                 "nullable": false,
                 "required": true,
+                "time": "clock",
                 "type": "number"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.interval",
                 "min": 1,
                 "name": "interval",
                 "nullable": false,
                 "required": true,
+                "time": "duration",
                 "type": "integer"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.doses",
                 "max": 1000,
                 "min": 1,
@@ -5866,6 +6516,7 @@ export const CATALOGUE = {
               },
               {
                 "default": 1,
+                "entry": "rules",
                 "label": "VIGIL.Field.next_dose",
                 "max": 1000,
                 "min": 1,
@@ -5892,6 +6543,7 @@ export const CATALOGUE = {
               "drug"
             ],
             "default": "poison",
+            "entry": "person",
             "label": "VIGIL.Field.kind",
             "name": "kind",
             "nullable": false,
@@ -5904,6 +6556,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "person",
             "label": "VIGIL.Field.name",
             "max_length": 64,
             "name": "name",
@@ -5916,6 +6569,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.damage",
             "max": 100,
             "min": 1,
@@ -5929,11 +6583,13 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.applied_at",
             "min": 0,
             "name": "applied_at",
             "nullable": false,
             "required": true,
+            "time": "clock",
             "type": "number"
           },
           "path": "poisons.*.applied_at"
@@ -5941,11 +6597,13 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.interval",
             "min": 1,
             "name": "interval",
             "nullable": false,
             "required": true,
+            "time": "duration",
             "type": "integer"
           },
           "path": "poisons.*.interval"
@@ -5953,6 +6611,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.doses",
             "max": 1000,
             "min": 1,
@@ -5967,6 +6626,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 1,
+            "entry": "rules",
             "label": "VIGIL.Field.next_dose",
             "max": 1000,
             "min": 1,
@@ -5981,6 +6641,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "rules",
             "label": "VIGIL.Field.poison_seq",
             "min": 0,
             "name": "poison_seq",
@@ -5998,9 +6659,11 @@ export const CATALOGUE = {
               "spoiled": false,
               "wound_difficulty": 0
             },
+            "entry": "person",
             "fields": [
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.wound_difficulty",
                 "max": 50,
                 "min": 0,
@@ -6011,6 +6674,7 @@ export const CATALOGUE = {
               },
               {
                 "default": 0,
+                "entry": "person",
                 "label": "VIGIL.Field.shock_difficulty",
                 "max": 50,
                 "min": 0,
@@ -6021,6 +6685,7 @@ export const CATALOGUE = {
               },
               {
                 "default": false,
+                "entry": "person",
                 "label": "VIGIL.Field.spoiled",
                 "name": "spoiled",
                 "nullable": false,
@@ -6040,6 +6705,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.wound_difficulty",
             "max": 50,
             "min": 0,
@@ -6054,6 +6720,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.shock_difficulty",
             "max": 50,
             "min": 0,
@@ -6068,6 +6735,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "person",
             "label": "VIGIL.Field.spoiled",
             "name": "spoiled",
             "nullable": false,
@@ -6080,6 +6748,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.recovered_day",
             "min": 0,
             "name": "recovered_day",
@@ -6093,6 +6762,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.healed_day",
             "min": 0,
             "name": "healed_day",
@@ -6106,6 +6776,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.spoiled_day",
             "min": 0,
             "name": "spoiled_day",
@@ -6119,6 +6790,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "rules",
             "label": "VIGIL.Field.may_act_second",
             "name": "may_act_second",
             "nullable": false,
@@ -6131,11 +6803,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.rest_next_at",
             "min": 0,
             "name": "rest_next_at",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "rest_next_at"
@@ -6144,6 +6818,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.pending_fall",
             "max": 10000,
             "min": 0,
@@ -6164,6 +6839,7 @@ export const CATALOGUE = {
             "flat"
           ],
           "default": "roll",
+          "entry": "person",
           "label": "VIGIL.Field.resistance",
           "name": "resistance",
           "nullable": false,
@@ -6172,6 +6848,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.wake_hour",
           "max": 23,
           "min": 0,
@@ -6182,6 +6859,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
           "nullable": false,
@@ -6190,6 +6868,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
           "nullable": false,
@@ -6209,6 +6888,7 @@ export const CATALOGUE = {
       "sheet": [
         {
           "default": "",
+          "entry": "rules",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "name": "name",
@@ -6218,7 +6898,9 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "keys": {
+            "entry": "person",
             "label": "VIGIL.Field.key",
             "max_length": 64,
             "min_length": 1,
@@ -6236,6 +6918,7 @@ export const CATALOGUE = {
           "required": false,
           "type": "map",
           "values": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "max": 100,
             "min": -20,
@@ -6247,6 +6930,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.stuns",
           "max": 1000000,
           "min": 0,
@@ -6257,6 +6941,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.wounds",
           "max": 1000000,
           "min": 0,
@@ -6267,6 +6952,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.shocks",
           "max": 1000000,
           "min": 0,
@@ -6277,6 +6963,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.blind",
           "name": "blind",
           "nullable": false,
@@ -6285,6 +6972,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.deaf",
           "name": "deaf",
           "nullable": false,
@@ -6293,7 +6981,9 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "keys": {
+            "entry": "person",
             "label": "VIGIL.Field.key",
             "max_length": 64,
             "min_length": 1,
@@ -6311,6 +7001,7 @@ export const CATALOGUE = {
           "required": false,
           "type": "map",
           "values": {
+            "entry": "person",
             "fields": [
               {
                 "choice_labels": "VIGIL.Choice.kind",
@@ -6319,6 +7010,7 @@ export const CATALOGUE = {
                   "drug"
                 ],
                 "default": "poison",
+                "entry": "person",
                 "label": "VIGIL.Field.kind",
                 "name": "kind",
                 "nullable": false,
@@ -6327,6 +7019,7 @@ export const CATALOGUE = {
               },
               {
                 "default": "",
+                "entry": "person",
                 "label": "VIGIL.Field.name",
                 "max_length": 64,
                 "name": "name",
@@ -6335,6 +7028,7 @@ export const CATALOGUE = {
                 "type": "string"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.damage",
                 "max": 100,
                 "min": 1,
@@ -6344,22 +7038,27 @@ export const CATALOGUE = {
                 "type": "integer"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.applied_at",
                 "min": 0,
                 "name": "applied_at",
                 "nullable": false,
                 "required": true,
+                "time": "clock",
                 "type": "number"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.interval",
                 "min": 1,
                 "name": "interval",
                 "nullable": false,
                 "required": true,
+                "time": "duration",
                 "type": "integer"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.doses",
                 "max": 1000,
                 "min": 1,
@@ -6370,6 +7069,7 @@ export const CATALOGUE = {
               },
               {
                 "default": 1,
+                "entry": "rules",
                 "label": "VIGIL.Field.next_dose",
                 "max": 1000,
                 "min": 1,
@@ -6388,6 +7088,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "rules",
           "label": "VIGIL.Field.poison_seq",
           "min": 0,
           "name": "poison_seq",
@@ -6401,9 +7102,11 @@ export const CATALOGUE = {
             "spoiled": false,
             "wound_difficulty": 0
           },
+          "entry": "person",
           "fields": [
             {
               "default": 0,
+              "entry": "person",
               "label": "VIGIL.Field.wound_difficulty",
               "max": 50,
               "min": 0,
@@ -6414,6 +7117,7 @@ export const CATALOGUE = {
             },
             {
               "default": 0,
+              "entry": "person",
               "label": "VIGIL.Field.shock_difficulty",
               "max": 50,
               "min": 0,
@@ -6424,6 +7128,7 @@ export const CATALOGUE = {
             },
             {
               "default": false,
+              "entry": "person",
               "label": "VIGIL.Field.spoiled",
               "name": "spoiled",
               "nullable": false,
@@ -6439,6 +7144,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.recovered_day",
           "min": 0,
           "name": "recovered_day",
@@ -6448,6 +7154,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.healed_day",
           "min": 0,
           "name": "healed_day",
@@ -6457,6 +7164,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.spoiled_day",
           "min": 0,
           "name": "spoiled_day",
@@ -6466,6 +7174,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "rules",
           "label": "VIGIL.Field.may_act_second",
           "name": "may_act_second",
           "nullable": false,
@@ -6474,15 +7183,18 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.rest_next_at",
           "min": 0,
           "name": "rest_next_at",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.pending_fall",
           "max": 10000,
           "min": 0,
@@ -6515,28 +7227,20 @@ export const CATALOGUE = {
         "mettle.heal",
         "mettle.rattle",
         "mettle.relieve",
-        "mettle.shake_off",
-        "mettle.effort",
         "mettle.injury_add",
-        "mettle.injury_remove",
         "mettle.injury_reduce",
-        "mettle.check",
+        "mettle.injury_remove",
         "mettle.stabilize",
         "mettle.stabilize_by_fiat",
+        "mettle.check",
+        "mettle.shake_off",
+        "mettle.effort",
         "mettle.rest_start",
         "mettle.rest_stop",
         "mettle.strenuous",
-        "mettle.kit_set",
-        "mettle.discipline_set",
-        "character.remove",
-        "correct",
-        "revive",
         "combat.start",
-        "combat.end",
         "combat.next_round",
-        "character.create",
-        "character.meta",
-        "table.options",
+        "combat.end",
         "clock.pause",
         "clock.run",
         "clock.set",
@@ -6544,6 +7248,14 @@ export const CATALOGUE = {
         "clock.world",
         "dice.reveal",
         "undo",
+        "mettle.kit_set",
+        "mettle.discipline_set",
+        "character.create",
+        "character.meta",
+        "revive",
+        "correct",
+        "character.remove",
+        "table.options",
         "token.mint",
         "token.list",
         "token.revoke",
@@ -6557,6 +7269,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "rules",
             "label": "VIGIL.Field.name",
             "max_length": 64,
             "name": "name",
@@ -6569,6 +7282,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.mettle",
             "max": 1000,
             "min": 1,
@@ -6583,6 +7297,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.pain",
             "min": 0,
             "name": "pain",
@@ -6596,6 +7311,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "person",
             "label": "VIGIL.Field.rattle",
             "min": 0,
             "name": "rattle",
@@ -6609,11 +7325,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.rattle_set_at",
             "min": 0,
             "name": "rattle_set_at",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "rattle_set_at"
@@ -6622,6 +7340,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "rules",
             "label": "VIGIL.Field.effort_toward_rattle",
             "max": 3,
             "min": 0,
@@ -6636,9 +7355,12 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": [],
+            "entry": "person",
             "items": {
+              "entry": "person",
               "fields": [
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.id",
                   "max_length": 64,
                   "min_length": 1,
@@ -6650,6 +7372,7 @@ export const CATALOGUE = {
                 },
                 {
                   "default": "",
+                  "entry": "person",
                   "label": "VIGIL.Field.label",
                   "max_length": 64,
                   "name": "label",
@@ -6658,6 +7381,7 @@ export const CATALOGUE = {
                   "type": "string"
                 },
                 {
+                  "entry": "person",
                   "label": "VIGIL.Field.penalty",
                   "max": 1000,
                   "min": 1,
@@ -6685,8 +7409,10 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "fields": [
               {
+                "entry": "person",
                 "label": "VIGIL.Field.id",
                 "max_length": 64,
                 "min_length": 1,
@@ -6698,6 +7424,7 @@ export const CATALOGUE = {
               },
               {
                 "default": "",
+                "entry": "person",
                 "label": "VIGIL.Field.label",
                 "max_length": 64,
                 "name": "label",
@@ -6706,6 +7433,7 @@ export const CATALOGUE = {
                 "type": "string"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.penalty",
                 "max": 1000,
                 "min": 1,
@@ -6726,6 +7454,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.id",
             "max_length": 64,
             "min_length": 1,
@@ -6741,6 +7470,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": "",
+            "entry": "person",
             "label": "VIGIL.Field.label",
             "max_length": 64,
             "name": "label",
@@ -6753,6 +7483,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.penalty",
             "max": 1000,
             "min": 1,
@@ -6767,6 +7498,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 1,
+            "entry": "rules",
             "label": "VIGIL.Field.next_injury",
             "min": 1,
             "name": "next_injury",
@@ -6787,6 +7519,7 @@ export const CATALOGUE = {
               "departed"
             ],
             "default": "active",
+            "entry": "rules",
             "label": "VIGIL.Field.status",
             "name": "status",
             "nullable": false,
@@ -6799,6 +7532,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "rules",
             "label": "VIGIL.Field.stabilized",
             "name": "stabilized",
             "nullable": false,
@@ -6811,11 +7545,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.dying_since",
             "min": 0,
             "name": "dying_since",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "dying_since"
@@ -6824,11 +7560,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.stabilized_at",
             "min": 0,
             "name": "stabilized_at",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "stabilized_at"
@@ -6837,11 +7575,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.departs_at",
             "min": 0,
             "name": "departs_at",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "departs_at"
@@ -6850,11 +7590,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.departed_at",
             "min": 0,
             "name": "departed_at",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "departed_at"
@@ -6863,6 +7605,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": false,
+            "entry": "rules",
             "label": "VIGIL.Field.resting",
             "name": "resting",
             "nullable": false,
@@ -6875,11 +7618,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.rest_since",
             "min": 0,
             "name": "rest_since",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "rest_since"
@@ -6888,6 +7633,7 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": 0,
+            "entry": "rules",
             "label": "VIGIL.Field.rest_hours",
             "min": 0,
             "name": "rest_hours",
@@ -6901,7 +7647,9 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "max_length": 64,
               "min_length": 1,
@@ -6918,6 +7666,7 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "label": "VIGIL.Field.value",
               "min": 0,
               "name": "value",
@@ -6931,6 +7680,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "min": 0,
             "name": "value",
@@ -6944,7 +7694,9 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": {},
+            "entry": "person",
             "keys": {
+              "entry": "person",
               "label": "VIGIL.Field.key",
               "max_length": 64,
               "min_length": 1,
@@ -6961,6 +7713,7 @@ export const CATALOGUE = {
             "required": false,
             "type": "map",
             "values": {
+              "entry": "person",
               "label": "VIGIL.Field.value",
               "max": 1000,
               "min": -1000,
@@ -6975,6 +7728,7 @@ export const CATALOGUE = {
         {
           "char": true,
           "field": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "max": 1000,
             "min": -1000,
@@ -6989,11 +7743,13 @@ export const CATALOGUE = {
           "char": true,
           "field": {
             "default": null,
+            "entry": "rules",
             "label": "VIGIL.Field.busy_until",
             "min": 0,
             "name": "busy_until",
             "nullable": true,
             "required": false,
+            "time": "clock",
             "type": "number"
           },
           "path": "busy_until"
@@ -7003,9 +7759,11 @@ export const CATALOGUE = {
       "options": [
         {
           "default": null,
+          "entry": "person",
           "fields": [
             {
               "default": 1,
+              "entry": "person",
               "label": "VIGIL.Field.crit",
               "max": 1000000,
               "min": 0,
@@ -7016,6 +7774,7 @@ export const CATALOGUE = {
             },
             {
               "default": 10,
+              "entry": "person",
               "label": "VIGIL.Field.plain",
               "max": 1000000,
               "min": 0,
@@ -7026,6 +7785,7 @@ export const CATALOGUE = {
             },
             {
               "default": 1,
+              "entry": "person",
               "label": "VIGIL.Field.fail",
               "max": 1000000,
               "min": 0,
@@ -7043,6 +7803,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "person",
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
           "nullable": false,
@@ -7051,6 +7812,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "person",
           "label": "VIGIL.Field.stabilize_tn",
           "max": 1000,
           "min": -1000,
@@ -7061,6 +7823,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "entry": "person",
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
           "nullable": false,
@@ -7084,6 +7847,7 @@ export const CATALOGUE = {
       "sheet": [
         {
           "default": "",
+          "entry": "rules",
           "label": "VIGIL.Field.name",
           "max_length": 64,
           "name": "name",
@@ -7092,6 +7856,7 @@ export const CATALOGUE = {
           "type": "string"
         },
         {
+          "entry": "person",
           "label": "VIGIL.Field.mettle",
           "max": 1000,
           "min": 1,
@@ -7102,6 +7867,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.pain",
           "min": 0,
           "name": "pain",
@@ -7111,6 +7877,7 @@ export const CATALOGUE = {
         },
         {
           "default": 0,
+          "entry": "person",
           "label": "VIGIL.Field.rattle",
           "min": 0,
           "name": "rattle",
@@ -7120,15 +7887,18 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.rattle_set_at",
           "min": 0,
           "name": "rattle_set_at",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": 0,
+          "entry": "rules",
           "label": "VIGIL.Field.effort_toward_rattle",
           "max": 3,
           "min": 0,
@@ -7139,9 +7909,12 @@ export const CATALOGUE = {
         },
         {
           "default": [],
+          "entry": "person",
           "items": {
+            "entry": "person",
             "fields": [
               {
+                "entry": "person",
                 "label": "VIGIL.Field.id",
                 "max_length": 64,
                 "min_length": 1,
@@ -7153,6 +7926,7 @@ export const CATALOGUE = {
               },
               {
                 "default": "",
+                "entry": "person",
                 "label": "VIGIL.Field.label",
                 "max_length": 64,
                 "name": "label",
@@ -7161,6 +7935,7 @@ export const CATALOGUE = {
                 "type": "string"
               },
               {
+                "entry": "person",
                 "label": "VIGIL.Field.penalty",
                 "max": 1000,
                 "min": 1,
@@ -7185,6 +7960,7 @@ export const CATALOGUE = {
         },
         {
           "default": 1,
+          "entry": "rules",
           "label": "VIGIL.Field.next_injury",
           "min": 1,
           "name": "next_injury",
@@ -7201,6 +7977,7 @@ export const CATALOGUE = {
             "departed"
           ],
           "default": "active",
+          "entry": "rules",
           "label": "VIGIL.Field.status",
           "name": "status",
           "nullable": false,
@@ -7209,6 +7986,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "entry": "rules",
           "label": "VIGIL.Field.stabilized",
           "name": "stabilized",
           "nullable": false,
@@ -7217,42 +7995,51 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.dying_since",
           "min": 0,
           "name": "dying_since",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.stabilized_at",
           "min": 0,
           "name": "stabilized_at",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.departs_at",
           "min": 0,
           "name": "departs_at",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.departed_at",
           "min": 0,
           "name": "departed_at",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": false,
+          "entry": "rules",
           "label": "VIGIL.Field.resting",
           "name": "resting",
           "nullable": false,
@@ -7261,15 +8048,18 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.rest_since",
           "min": 0,
           "name": "rest_since",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         },
         {
           "default": 0,
+          "entry": "rules",
           "label": "VIGIL.Field.rest_hours",
           "min": 0,
           "name": "rest_hours",
@@ -7279,7 +8069,9 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "keys": {
+            "entry": "person",
             "label": "VIGIL.Field.key",
             "max_length": 64,
             "min_length": 1,
@@ -7296,6 +8088,7 @@ export const CATALOGUE = {
           "required": false,
           "type": "map",
           "values": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "min": 0,
             "name": "value",
@@ -7306,7 +8099,9 @@ export const CATALOGUE = {
         },
         {
           "default": {},
+          "entry": "person",
           "keys": {
+            "entry": "person",
             "label": "VIGIL.Field.key",
             "max_length": 64,
             "min_length": 1,
@@ -7323,6 +8118,7 @@ export const CATALOGUE = {
           "required": false,
           "type": "map",
           "values": {
+            "entry": "person",
             "label": "VIGIL.Field.value",
             "max": 1000,
             "min": -1000,
@@ -7334,17 +8130,27 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "entry": "rules",
           "label": "VIGIL.Field.busy_until",
           "min": 0,
           "name": "busy_until",
           "nullable": true,
           "required": false,
+          "time": "clock",
           "type": "number"
         }
       ],
       "waits": []
     }
   },
+  "groups": [
+    "harm",
+    "rolls",
+    "conditions",
+    "table",
+    "bookkeeping",
+    "operator"
+  ],
   "protocol": 1,
   "roles": [
     "operator",

@@ -66,6 +66,10 @@ export const poolShortKey = (pool) => `VIGIL.PoolShort.${pool}`;
 export const countdownKey = (kind) => `VIGIL.Countdown.${kind}`;
 export const countdownShortKey = (kind) => `VIGIL.CountdownShort.${kind}`;
 
+/** Countdowns to something harmless (a helper free again, the next rest
+ * hour): drawn in a calm colour, never in the red of a Dying countdown. */
+export const CALM_COUNTDOWNS = Object.freeze(["busy", "rest_hour"]);
+
 /** A counter shown beside a character: a sheet number with a letter. */
 const counter = (key, letter, color) => ({ key, letter, color });
 export const counterKey = (key) => `VIGIL.Counter.${key}`;

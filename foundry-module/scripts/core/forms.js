@@ -213,7 +213,7 @@ export function correctablePaths(gameEntry, { state, t } = {}, char = null) {
   const data = char ? state?.characters?.[char]?.sheet : state?.game;
   const out = [];
   for (const c of gameEntry?.correctable ?? []) {
-    if (Boolean(c.char) !== Boolean(char)) continue;
+    if (Boolean(c.char) !== Boolean(char) || !askable(c.field)) continue;
     const parts = c.path.split(".");
     const walk = (i, node, path, labels) => {
       if (i === parts.length) {
@@ -290,6 +290,59 @@ export function parseText(field, text) {
   if (field.max_length !== undefined && s.length > field.max_length) return { error: "too_long", params: { max: field.max_length } };
   if (field.pattern && !new RegExp(field.pattern, "u").test(s)) return { error: "bad_pattern" };
   return { value: s };
+}
+
+/** Whether a person enters `field` (the catalogue's `entry`): bookkeeping
+ * the rules keep for themselves is never asked nor offered for correction. */
+export const askable = (field) => field?.entry !== "rules";
+
+/**
+ * An id made from a name ("Juk the Tall" → "juk-the-tall"): what the
+ * server's Ident pattern takes, unique among `taken` (a suffix -2, -3…).
+ */
+export function idFrom(name, taken = [], max = 64) {
+  const base = String(name ?? "").normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, max) || "";
+  if (!base) return "";
+  const used = new Set(taken);
+  let id = base;
+  for (let n = 2; used.has(id); n += 1) id = `${base.slice(0, max - String(n).length - 1)}-${n}`;
+  return id;
+}
+
+const DAY = 86400;
+/** The units a span of game time is read in, largest first: [seconds, key]. */
+export const SPAN_UNITS = Object.freeze([[DAY, "days"], [3600, "hours"], [60, "minutes"]]);
+
+/**
+ * A game time (seconds; 0 is midnight of day 1) as a form shows it: the day
+ * (1-based) and "HH:MM". Seconds within the minute are dropped: the table
+ * thinks in minutes.
+ */
+export function clockParts(seconds) {
+  const s = Math.max(0, Math.floor(Number(seconds) || 0));
+  const day = Math.floor(s / DAY) + 1;
+  const m = Math.floor((s % DAY) / 60);
+  return { day, time: `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}` };
+}
+
+/** The game time of a day (1-based) and an "HH:MM" time, or null. */
+export function clockSeconds(day, time) {
+  const d = Number(day);
+  const hit = /^(\d{1,2}):(\d{2})(?::\d{2})?$/.exec(String(time ?? "").trim());
+  if (!Number.isInteger(d) || d < 1 || !hit || Number(hit[1]) > 23 || Number(hit[2]) > 59) return null;
+  return (d - 1) * DAY + Number(hit[1]) * 3600 + Number(hit[2]) * 60;
+}
+
+/** A span of seconds in the largest unit that reads it with at most two
+ * decimals (90 s: 1.5 minutes; 7200 s: 2 hours): {amount, unit}. */
+export function spanParts(seconds) {
+  const s = Math.max(0, Number(seconds) || 0);
+  for (const [size, unit] of SPAN_UNITS) {
+    const amount = s / size;
+    if (amount >= 1 && Math.abs(Math.round(amount * 100) - amount * 100) < 1e-6) return { amount: Math.round(amount * 100) / 100, unit };
+  }
+  return { amount: Math.round((s / 60) * 100) / 100, unit: "minutes" };
 }
 
 /** What an empty input sends: an error if required, null if nullable, else nothing. */
@@ -502,7 +555,7 @@ function textNode(b, field, path, init, label) {
       autocomplete: "off", spellcheck: "false",
     });
   input.value = init === undefined || init === null ? "" : String(init);
-  const hint = numeric ? boundsHint(b.t, field.min, field.max, "value", field.min_exclusive) : null;
+  const hint = numeric ? boundsHint(b.t, field.min, field.max, "value", field.min_exclusive) : field.from ? word(b.t, "idHint", { from: fieldLabel({ name: field.from }, b.t) }) : null;
   const parts = frame(b, field, path, input, label, { hint });
   const node = makeNode(field, input, parts, (errors, p) => {
     if (input.validity?.badInput) {
@@ -518,6 +571,101 @@ function textNode(b, field, path, init, label) {
     return r.value;
   });
   return node;
+}
+
+/**
+ * A game time ("clock": a day and a time of day) or a span of game time
+ * ("duration": an amount and a unit of minutes, hours or days), read into
+ * the seconds the server keeps; no person types seconds.
+ */
+function timeNode(b, field, path, init, label) {
+  const id = b.id();
+  const labelId = `${id}-label`;
+  const wrap = el(b.doc, "div", { class: `vigil-field vigil-field-time vigil-time-${field.time}`, "data-field": path });
+  const labelEl = el(b.doc, "label", { for: id, id: labelId }, label);
+  const row = el(b.doc, "div", { class: "vigil-time-row" });
+  const subLabel = (ctl, text) => {
+    const sub = el(b.doc, "label", { class: "vigil-time-part", for: ctl.getAttribute("id"), id: `${ctl.getAttribute("id")}-label` }, text);
+    ctl.setAttribute("aria-labelledby", b.named(`${labelId} ${sub.getAttribute("id")}`));
+    return sub;
+  };
+  const has = init !== undefined && init !== null;
+  let read;
+  let first;
+  if (field.time === "clock") {
+    const parts = has ? clockParts(init) : { day: "", time: "" };
+    const day = el(b.doc, "input", { id, name: `${path}.day`, type: "number", min: 1, step: 1, inputmode: "numeric", class: "vigil-day" });
+    // A text box rather than type=time: the browser's picker speaks 12-hour
+    // AM/PM in some locales, and a table reads game times as 24-hour clocks.
+    const time = el(b.doc, "input", { id: `${id}-t`, name: `${path}.time`, type: "text", inputmode: "numeric", pattern: "([01]?[0-9]|2[0-3]):[0-5][0-9]", placeholder: "07:00", class: "vigil-clock", autocomplete: "off" });
+    day.value = String(parts.day);
+    time.value = parts.time;
+    row.append(subLabel(day, word(b.t, "day")), day, subLabel(time, word(b.t, "timeOfDay")), time);
+    first = day;
+    read = (errors, p) => {
+      if (String(day.value).trim() === "" && !time.value) {
+        const r = emptyValue(field);
+        if (r.error) pushError(errors, node, p, r.error);
+        return r.error ? UNSET : r.value;
+      }
+      const v = clockSeconds(day.value, time.value.trim() || "00:00");
+      if (v === null) {
+        pushError(errors, node, p, "not_a_time");
+        return UNSET;
+      }
+      const r = parseText(field, String(v));
+      if (r.error) pushError(errors, node, p, r.error, { ...r.params, min: clockLabel(b, r.params?.min), max: clockLabel(b, r.params?.max) });
+      return r.error ? UNSET : r.value;
+    };
+  } else {
+    const parts = has ? spanParts(init) : { amount: "", unit: "minutes" };
+    const amount = el(b.doc, "input", { id, name: `${path}.amount`, type: "number", min: 0, step: "any", inputmode: "decimal" });
+    const unit = el(b.doc, "select", { id: `${id}-u`, name: `${path}.unit` });
+    unit.replaceChildren(...[...SPAN_UNITS].reverse().map(([, key]) => option(b.doc, key, word(b.t, key))));
+    amount.value = String(parts.amount);
+    unit.value = parts.unit;
+    row.append(amount, subLabel(unit, word(b.t, "unit")), unit);
+    amount.setAttribute("aria-labelledby", b.named(labelId));
+    first = amount;
+    read = (errors, p) => {
+      const text = String(amount.value ?? "").trim();
+      if (text === "") {
+        const r = emptyValue(field);
+        if (r.error) pushError(errors, node, p, r.error);
+        return r.error ? UNSET : r.value;
+      }
+      const size = SPAN_UNITS.find(([, key]) => key === unit.value)?.[0] ?? 60;
+      const n = Number(text);
+      if (!Number.isFinite(n)) {
+        pushError(errors, node, p, "not_a_number");
+        return UNSET;
+      }
+      const seconds = field.type === "integer" ? Math.round(n * size) : n * size;
+      const r = parseText(field, String(seconds));
+      if (r.error) pushError(errors, node, p, r.error, { min: spanLabel(b, field.min), max: spanLabel(b, field.max) });
+      return r.error ? UNSET : r.value;
+    };
+  }
+  if (field.required) first.setAttribute("aria-required", "true");
+  wrap.append(labelEl, row);
+  const alert = el(b.doc, "span", { class: "vigil-error", role: "alert", id: `${id}-error`, hidden: true });
+  wrap.appendChild(alert);
+  const node = makeNode(field, first, { wrap, labelEl, alert }, (errors, p) => read(errors, p));
+  return node;
+}
+
+/** A game time in words for a bound ("day 2, 07:00"). */
+function clockLabel(b, seconds) {
+  if (seconds === undefined || seconds === null) return seconds;
+  const { day, time } = clockParts(seconds);
+  return word(b.t, "clockAt", { day, time });
+}
+
+/** A span in words for a bound ("2 hours"). */
+function spanLabel(b, seconds) {
+  if (seconds === undefined || seconds === null) return seconds;
+  const { amount, unit } = spanParts(seconds);
+  return `${amount} ${word(b.t, unit)}`;
 }
 
 /** boolean: a checkbox; a nullable boolean: a select of unset / yes / no. */
@@ -731,8 +879,10 @@ function objectNode(b, field, path, init, label) {
     set.appendChild(row);
   }
   const inner = el(b.doc, "div", { class: "vigil-members" });
+  // Bookkeeping is not asked; an object that had some keeps it as it was.
+  const kept = Object.fromEntries((field.fields ?? []).filter((f) => !askable(f) && values[f.name] !== undefined).map((f) => [f.name, values[f.name]]));
   b.within(legendId, () => {
-    for (const f of field.fields ?? []) {
+    for (const f of (field.fields ?? []).filter(askable)) {
       const child = buildField(b, f, `${path}.${f.name}`, values[f.name]);
       node.children.push({ name: f.name, node: child });
       inner.appendChild(child.el);
@@ -748,7 +898,7 @@ function objectNode(b, field, path, init, label) {
   sync();
   node.read = (errors, p) => {
     if (toggle && !toggle.checked) return null;
-    return readMembers(node.children, errors, p, null);
+    return { ...kept, ...readMembers(node.children, errors, p, null) };
   };
   return node;
 }
@@ -928,7 +1078,7 @@ function perGameNode(b, field, path, init, label) {
     b.labelIds = [...labelIds];
     b.defining = true;
     try {
-      const fields = b.gameEntry(field, path)?.[shapes[field.shape]] ?? [];
+      const fields = (b.gameEntry(field, path)?.[shapes[field.shape]] ?? []).filter(askable);
       node.children = fields.map((f) => {
         // Revive sets only what the GM changes: nothing there is required.
         const sub = field.shape === "revive" ? { ...f, required: false } : f;
@@ -1095,6 +1245,7 @@ function checkField(b, field, path) {
 /** Build the node of one Field (throws for a type this file does not know). */
 function buildField(b, field, path, init, label = fieldLabel(field, b.t)) {
   checkField(b, field, path);
+  if (field.time && (field.type === "integer" || field.type === "number")) return timeNode(b, field, path, init !== undefined ? init : field.default, label);
   switch (field.type) {
     case "integer":
     case "number":
@@ -1161,7 +1312,10 @@ export function buildForm(entry, ctx = {}) {
     const claimed = new Set(fields.filter((g) => g.type === "per_game" && g.shape === "correctable").map((g) => (g.name === "field" ? "value" : "field")));
     for (const f of fields) {
       if (claimed.has(f.name)) continue;
-      const init = ctx.values && Object.hasOwn(ctx.values, f.name) ? ctx.values[f.name] : f === subject && ctx.char ? ctx.char : undefined;
+      let init = ctx.values && Object.hasOwn(ctx.values, f.name) ? ctx.values[f.name] : f === subject && ctx.char ? ctx.char : undefined;
+      // An edit starts from what the character has now (catalogue edits_current).
+      const now = entry.edits_current && f !== subject ? ctx.state?.characters?.[ctx.values?.[subject?.name] ?? ctx.char]?.[f.name] : undefined;
+      if (init === undefined && now !== undefined) init = now;
       const node = buildField(b, f, f.name, init);
       if (f.type === "character") b.charNodes[f.name] = node;
       if (f.name === gameFrom) b.gameNode = node;
@@ -1170,6 +1324,7 @@ export function buildForm(entry, ctx = {}) {
     }
   });
   for (const fn of b.afterBuild) fn();
+  wireDerived(root, ctx);
   const alert = el(doc, "p", { class: "vigil-error vigil-form-error", role: "alert", id: `${b.prefix}-error`, hidden: true });
   root.alert = alert;
   const submit = el(doc, "button", { type: "submit", class: "vigil-submit", id: `${b.prefix}-submit` }, label);
@@ -1194,6 +1349,27 @@ export function buildForm(entry, ctx = {}) {
     });
   }
   return form;
+}
+
+/**
+ * Fields made from another (catalogue `from`: a character's id from its
+ * name) follow it until a person edits them; an id already taken on the
+ * table gets a suffix.
+ */
+function wireDerived(root, ctx) {
+  for (const { node } of root.children) {
+    const from = node.field?.from;
+    const source = from ? root.children.find((c) => c.name === from)?.node.control : null;
+    if (!source || !node.control) continue;
+    const taken = Object.keys(ctx.state?.characters ?? {});
+    let edited = node.control.value !== "";
+    node.control.addEventListener("input", () => {
+      edited = node.control.value !== "";
+    });
+    source.addEventListener("input", () => {
+      if (!edited) node.control.value = idFrom(source.value, taken, node.field.max_length ?? 64);
+    });
+  }
 }
 
 /** The form's model, or an Error for a form that buildForm did not make. */

@@ -21,7 +21,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from vigil import event_loop, foundry_package, resources
+from vigil import event_loop, foundry_package, resources, rules_page
 from vigil.net.hub import Hub
 
 PAGES = {"/": "dashboard.html", "/watch": "watch.html", "/verify": "verify.html"}
@@ -83,6 +83,10 @@ def route(hub: Hub, connection: ServerConnection, request: Request) -> Response 
         if path == foundry_package.MANIFEST_PATH:
             return _body(foundry_package.manifest_bytes(base), "application/json")
         return _body(foundry_package.zip_bytes(base), "application/zip")
+    # The rules reference an outcome's explanation links to (/rules/mettle#MET-01).
+    if path in ("/rules", "/rules/") or path.startswith("/rules/"):
+        text = rules_page.render(path.removeprefix("/rules").strip("/"))
+        return _body(text.encode(), "text/html; charset=utf-8") if text else _status(404, "not found")
     if path in PAGES:
         page = resources.lookup(resources.WEB, PAGES[path])
         return _file(page) if page else _status(404, "page not built")

@@ -14,6 +14,19 @@ import msgspec
 
 NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 
+# Markers the command catalogue reads (server/vigil/catalogue.py) so that a
+# form asks a person only what a person at the table knows, in the table's
+# units; msgspec keeps ``extra`` out of the JSON Schema.
+KEPT = msgspec.Meta(extra={"kept": True})
+"""A field the rules keep for themselves (when a character started dying,
+the next injury's number): never asked in a form nor offered for correction."""
+AT = msgspec.Meta(extra={"time": "clock"})
+"""A game time (seconds since midnight of day 1): a form reads and writes it
+as a clock time, "day 2, 07:00"."""
+SPAN = msgspec.Meta(extra={"time": "duration"})
+"""A span of game time in seconds: a form reads and writes it in minutes,
+hours or days."""
+
 
 class GameClock(msgspec.Struct, kw_only=True):
     """``now`` in seconds of game time; never decreases ("The clock" in

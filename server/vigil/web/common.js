@@ -9,15 +9,18 @@
 
 import { format, readable, render } from "/client/core/words.js";
 import { formatGameTime } from "/client/core/clock.js";
+import { explain } from "/client/core/explain.js";
 
 export { formatGameTime };
 
 /**
  * The page's access token and layout parameters. A token in the fragment
- * (`#token=…`) is moved to sessionStorage and removed from the address bar,
- * so that it does not show on a shared screen or in a bookmark; other
- * fragment parameters (`layout=overlay`) stay.
- * @param {string} storageKey sessionStorage key (one per page kind)
+ * (`#token=…`) is moved to this tab's sessionStorage and removed from the
+ * address bar, so that it does not show on a shared screen or in a
+ * bookmark; other fragment parameters (`layout=overlay`) stay. Without one
+ * in the fragment, the tab's own token, else the one this browser keeps
+ * (keepToken): a bookmark, a new tab or the history opens the same table.
+ * @param {string} storageKey storage key (one per page kind)
  */
 export function takeToken(storageKey) {
   const params = new URLSearchParams(location.hash.replace(/^#/, ""));
@@ -29,9 +32,41 @@ export function takeToken(storageKey) {
     const rest = params.toString();
     history.replaceState(null, "", location.pathname + location.search + (rest ? `#${rest}` : ""));
   } else {
-    token = sessionStorage.getItem(storageKey);
+    token = sessionStorage.getItem(storageKey) ?? localStorage.getItem(storageKey);
   }
   return { token, params, query };
+}
+
+/**
+ * Keep a table's token in this browser's localStorage once the server has
+ * taken it, so that the link keeps working from a bookmark or a new tab.
+ * Safe enough: localStorage is this origin's alone (no other site reads
+ * it), it never travels in a request as a cookie would (nothing to forge
+ * across sites), the pages run no third-party script, and the token is the
+ * one the person already holds in the link, limited to one table, revocable
+ * by the GM and expiring. An operator's token (every table of the server)
+ * stays in the tab only; Sign out forgets both (forgetToken).
+ */
+export function keepToken(storageKey, token, role) {
+  if (role === "operator") localStorage.removeItem(storageKey);
+  else localStorage.setItem(storageKey, token);
+}
+
+/** Forget the page's token in the tab and in the browser (a refused or signed-out one). */
+export function forgetToken(storageKey) {
+  sessionStorage.removeItem(storageKey);
+  localStorage.removeItem(storageKey);
+}
+
+/**
+ * A new link pasted into an open page (`#token=…` in the fragment) switches
+ * to it: the page starts over with that token instead of going on showing
+ * the table of the first one.
+ */
+export function followNewLinks() {
+  window.addEventListener("hashchange", () => {
+    if (new URLSearchParams(location.hash.replace(/^#/, "")).get("token")) location.reload();
+  });
 }
 
 export function wsUrl() {
@@ -192,5 +227,26 @@ export function diceFingerprint(state, cls = "dice-proof") {
     "span",
     { class: cls, title: t("VIGIL.Dice.fingerprintTitle", dice), dataset: { commitment: dice.commitment } },
     t("VIGIL.Dice.fingerprint", dice),
+  );
+}
+
+/**
+ * Why a roll or a check came out as it did (core/explain.js): one line per
+ * reason, its arithmetic in words and a link to the rule in the rules
+ * reference this server serves (/rules/<game>#<rule>); null for an event
+ * that is no roll or check.
+ */
+export function explanation(ev, game) {
+  const lines = explain(ev, { t, game });
+  if (!lines.length) return null;
+  return h(
+    "span",
+    { class: "explain" },
+    lines.map((l) => h(
+      "span",
+      { class: "explain-line", dataset: { rule: l.rule ?? "" } },
+      `${l.text} `,
+      l.href ? h("a", { class: "rule-link", href: l.href, target: "_blank", rel: "noopener" }, t("VIGIL.Explain.rule", { rule: l.rule })) : null,
+    )),
   );
 }

@@ -21,14 +21,18 @@
 import { VigilClient } from "/client/core/client.js";
 import { CATALOGUE } from "/client/core/catalogue.js";
 import { buildForm, choiceLabel, commandLabel, maySend, subjectField } from "/client/core/forms.js";
-import { answersAWait, blockedBy, characterOffers, mayAct, waitsOn } from "/client/core/offers.js";
+import { answersAWait, blockedBy, characterOffers, commandsOf, mayAct, waitsOn } from "/client/core/offers.js";
 import {
   STATUS_WORDS,
   diceFingerprint,
   errorSentence,
   eventSentence,
+  explanation,
+  followNewLinks,
+  forgetToken,
   formatGameTime,
   h,
+  keepToken,
   loadCatalogue,
   swap,
   t,
@@ -95,10 +99,15 @@ function start(token) {
   client = new VigilClient({ url: wsUrl(), token, clientName: "vigil-web" });
   window.vigil = client;
   client.addEventListener("status", (ev) => showStatus(ev.detail.status));
-  client.addEventListener("welcome", (ev) => onWelcome(ev.detail));
+  client.addEventListener("welcome", (ev) => {
+    keepToken(TOKEN_KEY, token, ev.detail.role);
+    onWelcome(ev.detail);
+  });
   client.addEventListener("state", () => scheduleRender());
   client.addEventListener("refused", (ev) => {
-    sessionStorage.removeItem(TOKEN_KEY);
+    forgetToken(TOKEN_KEY);
+    $("gm").hidden = true;
+    $("operator").hidden = true;
     showLogin(errorSentence(ev.detail, names));
   });
   client.connect();
@@ -237,29 +246,47 @@ function download(document_, filename) {
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
 
-/** A button that asks once more before it acts (no modal dialog: works by keyboard). */
+/**
+ * A button that asks once more before it acts (no modal dialog: works by
+ * keyboard). Once armed it stays armed until answered: pressed again it
+ * acts; "Keep" (or Escape) puts it back. It never re-arms silently, so a
+ * leaked link is revoked in two clicks, not three.
+ */
 function confirmButton(label, text, action, key = null, command = null) {
   const button = h("button", { type: "button", class: "btn small tone-danger", "aria-label": label, dataset: { ...(key ? { key } : {}), ...(command ? { command } : {}) } }, text);
+  const keep = h("button", { type: "button", class: "btn small", hidden: true }, t("VIGIL.Page.keep"));
   let armed = false;
+  const disarm = () => {
+    armed = false;
+    button.textContent = text;
+    button.classList.remove("armed");
+    keep.hidden = true;
+  };
   button.addEventListener("click", () => {
     if (!armed) {
       armed = true;
-      button.textContent = "Sure?";
+      button.textContent = t("VIGIL.Page.sure");
       button.classList.add("armed");
-      setTimeout(() => {
-        armed = false;
-        button.textContent = text;
-        button.classList.remove("armed");
-      }, 4000);
+      keep.hidden = false;
       return;
     }
+    disarm();
     action();
   });
-  return button;
+  button.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") disarm();
+  });
+  keep.addEventListener("click", disarm);
+  return h("span", { class: "confirm" }, button, keep);
 }
 
-/** Put a link into a visible, selectable field with a Copy button. */
-function showLink(container, url, caption) {
+/**
+ * Put a link into a visible, selectable field with Open and Copy buttons.
+ * With `keep`, each minted link stays (newest first) until dismissed, so a
+ * second mint never replaces a link not yet copied; else it replaces what
+ * the container showed.
+ */
+function showLink(container, url, caption, { keep = false } = {}) {
   const field = h("input", { type: "text", readonly: true, value: url, class: "link-field", "aria-label": caption, onfocus: (ev) => ev.target.select() });
   const copied = h("span", { class: "muted", role: "status" });
   const copy = h("button", {
@@ -275,7 +302,14 @@ function showLink(container, url, caption) {
       }
     },
   }, "Copy");
-  container.replaceChildren(h("div", { class: "link-out" }, h("div", { class: "caption" }, caption), h("div", { class: "link-row" }, field, copy, copied)));
+  const open = h("a", { class: "btn small", href: url, target: "_blank", rel: "noopener" }, t("VIGIL.Page.open"));
+  const box = h("div", { class: "link-out" }, h("div", { class: "caption" }, caption), h("div", { class: "link-row" }, field, open, copy, copied));
+  if (keep) {
+    box.append(h("button", { type: "button", class: "btn small dismiss", "aria-label": t("VIGIL.Page.dismiss"), onclick: () => box.remove() }, "×"));
+    container.prepend(box);
+  } else {
+    container.replaceChildren(box);
+  }
 }
 
 // ---- GM view -----------------------------------------------------------------
@@ -351,9 +385,11 @@ function waitingSentence(state, char) {
 /** Built forms by slot ("act:<tag>", "table:<tag>"), kept across renders. */
 const slots = new Map();
 
-/** The catalogue commands of this table's game (its own and the generic ones). */
+/** The catalogue commands of this table's game (its own and the generic
+ * ones) in the catalogue's order of play, less those only a Foundry client
+ * can fill (Foundry's world time). */
 function tableCommands(system) {
-  return Object.values(CATALOGUE.commands).filter((e) => e.game === null || e.game === system);
+  return commandsOf(CATALOGUE, system).filter((e) => !e.foundry_only);
 }
 
 /** May this page's viewer send `entry` (the catalogue's senders)? */
@@ -394,7 +430,7 @@ async function submitForm(body, sent) {
     try {
       const page = await client.history({ before: ack.rev + 1, limit: 1 });
       const entry = page.entries.find((e) => e.rev === ack.rev);
-      if (entry) lines = entry.events.map((ev) => h("p", { class: `result-line code-${ev.code}`, dataset: { code: ev.code } }, eventSentence(ev, names), eventDice(ev)));
+      if (entry) lines = entry.events.map((ev) => h("p", { class: `result-line code-${ev.code}`, dataset: { code: ev.code } }, eventSentence(ev, names), eventDice(ev), explanation(ev, client.state?.system)));
     } catch {
       /* the history shows it anyway */
     }
@@ -535,14 +571,14 @@ function wireGmControls() {
     const label = $("invite-label").value.trim() || `${chars.map((c) => names[c] ?? c).join(", ")}'s player`;
     const ack = await run({ type: "token.mint", role: "player", chars, label });
     if (ack) {
-      showLink($("invite-out"), ack.result.url, `Player link (${label}):`);
+      showLink($("invite-out"), ack.result.url, `Player link (${label}):`, { keep: true });
       refreshTokens();
     }
   });
   $("invite-spectator").addEventListener("click", async () => {
     const ack = await run({ type: "token.mint", role: "spectator", label: $("spectator-label").value.trim() || "stream" });
     if (ack) {
-      showLink($("invite-out"), ack.result.url, "Spectator link (add &layout=overlay for OBS):");
+      showLink($("invite-out"), ack.result.url, "Spectator link (add &layout=overlay for OBS):", { keep: true });
       refreshTokens();
     }
   });
@@ -711,8 +747,9 @@ function renderDryh(state, gm) {
         "section",
         { class: "roll last-roll", dataset: { roll: lastRoll.protagonist, phase: "done" }, "aria-label": "Last roll" },
         h("header", { class: "roll-head" }, h("h3", {}, `Last roll: ${names[lastRoll.protagonist] ?? lastRoll.protagonist}`)),
-        diceByPool(lastRoll.dice, lastRoll.dominant, names),
+        diceByPool(lastRoll.dice, lastRoll.dominant, names, lastRoll.adjustments),
         reading(lastRoll),
+        explanation({ params: { explain: lastRoll.explain } }, "dryh"),
       ),
     );
   }
@@ -880,8 +917,9 @@ function rollBox(state, char, roll, gm) {
     h("header", { class: "roll-head" }, h("h3", {}, `${name}'s roll`), h("span", { class: "muted" }, `${roll.pain} ${roll.kind} pain dice`), phaseTrack(roll.phase)),
     decl && roll.phase !== "open" ? h("p", { class: "muted" }, decl) : null,
     roll.helpers?.length ? h("p", { class: "muted" }, `Helpers: ${roll.helpers.map((x) => names[x] ?? x).join(", ")}`) : null,
-    diceByPool(roll.dice, roll.dominant, names),
+    diceByPool(roll.dice, roll.dominant, names, roll.adjustments),
     reading(roll),
+    explanation({ params: { explain: roll.explain } }, "dryh"),
     controls,
   );
 }
@@ -1042,12 +1080,13 @@ function renderHistory() {
           "div",
           { class: "entry-head" },
           h("span", { class: "rev" }, `#${e.rev}`),
-          h("time", { datetime: new Date(e.wall * 1000).toISOString() }, new Date(e.wall * 1000).toLocaleTimeString()),
+          // The table thinks in game time; the wall clock is a tooltip.
+          h("time", { class: "game-time", datetime: new Date(e.wall * 1000).toISOString(), title: new Date(e.wall * 1000).toLocaleString() }, formatGameTime(e.at)),
           h("span", { class: "actor" }, actorName(e.actor)),
           h("span", { class: "muted entry-kind" }, entryLabel(e)),
           e.undone ? h("span", { class: "undone-tag" }, "undone") : null,
         ),
-        h("ul", { class: "events" }, e.events.map((ev) => h("li", {}, eventSentence(ev, names), eventDice(ev)))),
+        h("ul", { class: "events" }, e.events.map((ev) => h("li", {}, eventSentence(ev, names), eventDice(ev), explanation(ev, client.state?.system)))),
       ),
     ),
   );
@@ -1069,7 +1108,7 @@ function renderDiceProof(state) {
 /** Dice faces carried by an event: DRYH pools, or plain faces of other games. */
 function eventDice(ev) {
   const p = ev.params ?? {};
-  if (p.dice && typeof p.dice === "object") return diceByPool(p.dice, p.dominant, names);
+  if (p.dice && typeof p.dice === "object") return diceByPool(p.dice, p.dominant, names, p.adjustments);
   if (Array.isArray(p.faces)) {
     // DRYH coin spends name their pool (hope always improves discipline); other games' dice are plain.
     const pool = p.pool ?? (ev.code === "hope_improved" ? "discipline" : "plain");
@@ -1112,10 +1151,11 @@ async function main() {
   $("signout").addEventListener("click", () => {
     client?.close();
     client = null;
-    sessionStorage.removeItem(TOKEN_KEY);
+    forgetToken(TOKEN_KEY);
     location.reload();
   });
   setInterval(tickAll, 250);
+  followNewLinks();
   const { token } = takeToken(TOKEN_KEY);
   if (token) start(token);
   else showLogin();

@@ -10,7 +10,7 @@
  */
 
 import { formatCountdown } from "/client/core/clock.js";
-import { HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, countdownsOf, poolKey, rattleAt, readDie } from "/client/core/display.js";
+import { CALM_COUNTDOWNS, HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, countdownsOf, nextRandom, poolKey, rattleAt, readDie } from "/client/core/display.js";
 import { h, t } from "./common.js";
 
 // The display model (letters, shapes, tones, die readings) is the client
@@ -38,7 +38,7 @@ export function countdown(cd) {
   const word = t(countdownKey(cd.kind), { name: cd.name ?? "" });
   return h(
     "div",
-    { class: `countdown kind-${cd.kind}${cd.random ? " random" : ""}`, dataset: { until: String(cd.until), since: String(cd.since ?? "") } },
+    { class: `countdown kind-${cd.kind}${cd.random ? " random" : ""}${CALM_COUNTDOWNS.includes(cd.kind) ? " calm" : ""}`, dataset: { until: String(cd.until), since: String(cd.since ?? "") } },
     h("span", { class: "countdown-word" }, word),
     h("span", { class: "countdown-time", role: "timer" }, "--:--"),
     h("span", { class: "countdown-bar", "aria-hidden": "true" }, h("span", { class: "countdown-fill" })),
@@ -193,33 +193,73 @@ export function characterCard(system, id, ch, extra = null) {
  * helpers only) and, where a single die means something (DRYH: 1–3
  * succeeds), its success mark. Other games' dice are plain faces.
  */
-export function die(game, pool, face) {
+export function die(game, pool, face, mark = null) {
   const look = pool === "helpers" ? HELPER : POOLS[pool];
   const { success } = readDie(game, face);
   const name = look ? t(pool === "helpers" ? "VIGIL.Pool.helper" : poolKey(pool)) : t("VIGIL.Die");
+  // A coin's die: "added by despair" (marked +) or "struck out by despair" (struck through).
+  const said = mark ? t(`VIGIL.Adjust.${mark.op}.${mark.source}`) : "";
   return h(
     "span",
-    { class: `die pool-${look ? pool : "plain"} ${success ? "success" : ""}`, dataset: { face: String(face) }, title: `${name} ${face}` },
+    {
+      class: `die pool-${look ? pool : "plain"} ${success && mark?.op !== "struck" ? "success" : ""} ${mark ? `die-${mark.op} by-${mark.source}` : ""}`,
+      dataset: { face: String(face), ...(mark ? { mark: `${mark.op}:${mark.source}` } : {}) },
+      title: said ? `${name} ${face}: ${said}` : `${name} ${face}`,
+    },
     h("span", { class: "die-face" }, String(face)),
     look ? h("span", { class: "die-pool", "aria-hidden": "true" }, look.letter) : null,
+    mark ? h("span", { class: "sr-only" }, ` (${said})`) : null,
   );
+}
+
+/**
+ * Which dice of a pool the coins changed (DRYH-08 despair adds or removes
+ * a 6, DRYH-09 hope adds a 1: the roll's `adjustments`, appended to the
+ * pool's end as the server does): the pool's faces each with its mark
+ * ({op: "added", source} or null), then the 6s struck out.
+ */
+export function markedFaces(pool, faces, adjustments = []) {
+  const net = new Map(); // "source|face" → adds − removes
+  for (const a of adjustments ?? []) {
+    if (a.pool !== pool) continue;
+    const key = `${a.source}|${a.face}`;
+    net.set(key, (net.get(key) ?? 0) + (a.op === "add" ? 1 : -1));
+  }
+  const out = faces.map((f) => [f, null]);
+  const struck = [];
+  for (const [key, n] of net) {
+    const [source, faceText] = key.split("|");
+    const face = Number(faceText);
+    if (n < 0) {
+      for (let i = 0; i < -n; i += 1) struck.push([face, { op: "struck", source }]);
+      continue;
+    }
+    let left = n;
+    for (let i = out.length - 1; i >= 0 && left > 0; i -= 1) {
+      if (out[i][0] === face && !out[i][1]) {
+        out[i][1] = { op: "added", source };
+        left -= 1;
+      }
+    }
+  }
+  return [...out, ...struck];
 }
 
 /**
  * The dice of a roll by pool. `dice` is {discipline, exhaustion, madness,
  * pain, helpers: {id: faces}}; `names` maps helper ids to names.
  */
-export function diceByPool(dice, dominant = null, names = {}) {
+export function diceByPool(dice, dominant = null, names = {}, adjustments = []) {
   if (!dice) return null;
   const rows = [];
   for (const pool of POOL_ORDER) {
-    const faces = dice[pool] ?? [];
+    const marked = markedFaces(pool, dice[pool] ?? [], adjustments);
     rows.push(
       h(
         "div",
         { class: `pool-row pool-${pool} ${dominant === pool ? "dominant" : ""}`, dataset: { pool } },
         h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, POOLS[pool].letter), h("span", { class: "pool-word" }, t(poolKey(pool))), dominant === pool ? h("strong", { class: "dominates" }, " ★ dominates") : null),
-        h("span", { class: "dice" }, faces.length ? faces.map((f) => die("dryh", pool, f)) : h("span", { class: "none" }, "—")),
+        h("span", { class: "dice" }, marked.length ? marked.map(([f, mark]) => die("dryh", pool, f, mark)) : h("span", { class: "none" }, "—")),
       ),
     );
   }

@@ -40,8 +40,12 @@ import {
   diceFingerprint,
   errorSentence,
   eventSentence,
+  explanation,
+  followNewLinks,
+  forgetToken,
   formatGameTime,
   h,
+  keepToken,
   loadCatalogue,
   swap,
   t,
@@ -226,7 +230,7 @@ function rollProof(state) {
 
 function rollView(state, char, roll) {
   const who = names(state);
-  const pools = roll.dice ? revealed(diceByPool(roll.dice, roll.dominant, who), `${char}|${JSON.stringify(roll.dice)}`) : null;
+  const pools = roll.dice ? revealed(diceByPool(roll.dice, roll.dominant, who, roll.adjustments), `${char}|${JSON.stringify(roll.dice)}`) : null;
   return h(
     "section",
     { class: `roll phase-${roll.phase}`, dataset: { roll: char, phase: roll.phase } },
@@ -234,6 +238,7 @@ function rollView(state, char, roll) {
     roll.helpers?.length ? h("p", { class: "muted" }, t("VIGIL.Watch.helpedBy", { names: roll.helpers.map((x) => who[x] ?? x).join(", ") })) : null,
     pools,
     reading(roll),
+    explanation({ params: { explain: roll.explain } }, "dryh"),
   );
 }
 
@@ -247,8 +252,9 @@ function lastRollView(state) {
       "section",
       { class: "roll last-roll", dataset: { roll: roll.protagonist, phase: "done" } },
       h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.lastRoll", { name: who[roll.protagonist] ?? roll.protagonist })), rollProof(state)),
-      revealed(diceByPool(roll.dice, roll.dominant, who), `${roll.protagonist}|${JSON.stringify(roll.dice)}`),
+      revealed(diceByPool(roll.dice, roll.dominant, who, roll.adjustments), `${roll.protagonist}|${JSON.stringify(roll.dice)}`),
       reading(roll),
+      explanation({ params: { explain: roll.explain } }, "dryh"),
     );
   }
   const ev = lastRoll.event;
@@ -259,6 +265,7 @@ function lastRollView(state) {
     faces.length ? h("span", { class: "dice" }, faces.map((f) => die(state.system, "plain", f))) : null,
     h("p", { class: "reading" }, eventSentence(ev, who)),
     rollProof(state),
+    explanation(ev, client.state?.system),
   );
 }
 
@@ -412,6 +419,7 @@ async function refreshLastRoll() {
 
 async function main() {
   await loadCatalogue();
+  followNewLinks();
   ({ token } = takeToken(TOKEN_KEY));
   view = readView();
   applyView();
@@ -433,6 +441,7 @@ async function main() {
   client = new VigilClient({ url: wsUrl(), token, clientName: "vigil-web" });
   window.vigil = client;
   client.addEventListener("status", (ev) => showStatus(ev.detail.status));
+  client.addEventListener("welcome", (ev) => keepToken(TOKEN_KEY, token, ev.detail.role));
   client.addEventListener("state", () => {
     requestAnimationFrame(render);
     if (!historyTimer) {
@@ -445,6 +454,7 @@ async function main() {
   });
   client.addEventListener("refused", (ev) => {
     // A revoked link shows nothing of the table any more (issue 13, item 13).
+    forgetToken(TOKEN_KEY);
     $("watch-characters").replaceChildren();
     $("watch-rolls").replaceChildren();
     $("watch-coins").hidden = true;

@@ -18,7 +18,7 @@ from vigil.rules.dryh import commands as c
 from vigil.rules.dryh.coins import despair_bought_pain
 from vigil.rules.dryh.dominance import strengths
 from vigil.rules.dryh.guards import open_roll
-from vigil.rules.dryh.reading import pools_of
+from vigil.rules.dryh.reading import explain, pools_of
 from vigil.rules.dryh.state import CRASH_ABOVE, Character, DryhTable, Roll
 from vigil.rules.outcome import Event, RuleError
 
@@ -156,6 +156,7 @@ def record(char: str, r: Roll) -> dict[str, object]:
     assert r.dice is not None
     data["strengths"] = strengths(pools_of(r.dice))
     data["protagonist"] = char
+    data["explain"] = explain(r)
     return data
 
 

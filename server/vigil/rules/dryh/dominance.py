@@ -49,3 +49,23 @@ def dominant(pools: Mapping[Pool, Sequence[int]]) -> Pool | None:
 
 def strengths(pools: Mapping[Pool, Sequence[int]]) -> dict[Pool, int | None]:
     return {p: strength(pools.get(p, ())) for p in POOLS}
+
+
+def why_dominant(pools: Mapping[Pool, Sequence[int]]) -> dict[str, object] | None:
+    """DRYH-07 in words' terms: the dominating pool and its closest rival,
+    each with its strength, and what settled it — ``strength`` (a higher
+    die), ``next_die`` (the tie-break on the following dice) or
+    ``priority`` (the last tie-break); no rival when one pool alone has
+    dice. None when no pool has a die. For the outcome's explanation, so
+    that no client re-reads the dice."""
+    filled = [(p, pools.get(p, ())) for p in POOLS if pools.get(p)]
+    ranked = sorted(filled, key=lambda c: rank(*c), reverse=True)
+    if not ranked:
+        return None
+    (pool, faces), rival = ranked[0], (ranked[1] if len(ranked) > 1 else None)
+    out: dict[str, object] = {"pool": pool, "strength": strength(faces), "rival": None, "by": "alone"}
+    if rival is not None:
+        top, other = sorted(faces, reverse=True), sorted(rival[1], reverse=True)
+        by = "strength" if top[0] != other[0] else "next_die" if top != other else "priority"
+        out.update(rival=rival[0], rival_strength=strength(rival[1]), by=by)
+    return out

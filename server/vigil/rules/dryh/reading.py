@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from vigil.rules.dryh.dominance import dominant
+from vigil.rules.dryh.dominance import dominant, why_dominant
 from vigil.rules.dryh.state import POOLS, Declaration, Dice, Pool, Roll
 
 PLAYER_POOLS: tuple[Pool, ...] = ("discipline", "exhaustion", "madness")
@@ -48,3 +48,24 @@ def reread(roll: Roll) -> None:
     roll.degree = gm_degree(roll.dice)
     roll.success = roll.successes >= roll.degree
     roll.dominant = dominant(pools_of(roll.dice))
+
+
+def explain(roll: Roll) -> dict[str, object]:
+    """Why the roll reads as it does, for the outcome's explanation:
+    successes from the dice showing 1–3 (DRYH-05) and what the talent
+    added or set (DRYH-11/12), against the GM's degree; and why its pool
+    dominates (DRYH-07). Computed here, from the rules' own functions, so
+    that the pages and the module only put it into words."""
+    assert roll.dice is not None and roll.exhaustion_at_roll is not None
+    from_dice = sum(hits(roll.dice.pool(p)) for p in PLAYER_POOLS)
+    from_dice += sum(hits(faces) for faces in roll.dice.helpers.values())
+    total = player_successes(roll.dice, roll.declaration, roll.exhaustion_at_roll)
+    return {
+        "from_dice": from_dice,
+        "talent": roll.declaration.talent,
+        "talent_adds": total - from_dice,
+        "successes": total,
+        "degree": gm_degree(roll.dice),
+        "success": total >= gm_degree(roll.dice),
+        "dominance": why_dominant(pools_of(roll.dice)),
+    }

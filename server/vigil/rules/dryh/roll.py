@@ -14,7 +14,7 @@ from vigil.rules.dice import DiceSource, roll
 from vigil.rules.dryh import commands as c
 from vigil.rules.dryh.consequences import raise_exhaustion
 from vigil.rules.dryh.guards import awake, character, open_roll
-from vigil.rules.dryh.reading import reread
+from vigil.rules.dryh.reading import explain, reread
 from vigil.rules.dryh.state import MAX_HELPERS, Declaration, Dice, DryhTable, Roll
 from vigil.rules.outcome import Event, RuleError
 
@@ -140,6 +140,7 @@ def roll_(t: DryhTable, cmd: c.Roll, dice: DiceSource) -> list[Event]:
         "degree": r.degree,
         "success": r.success,
         "dominant": r.dominant,
+        "explain": explain(r),
     }
     events.append(Event(code="roll_rolled", at=t.clock.now, char=cmd.char, rule="DRYH-04", params=params))
     return events

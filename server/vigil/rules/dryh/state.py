@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from vigil.rules.clock import GameClock
+from vigil.rules.clock import AT, KEPT, GameClock
 from vigil.rules.commands import ManualDice, StoredId
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=30)]
@@ -91,8 +91,8 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     at session start (``despair_per_player`` is per *player* character).
     """
 
-    name: Label = ""
-    npc: bool = False
+    name: Annotated[Label, KEPT] = ""
+    npc: Annotated[bool, KEPT] = False
     discipline: Count = 3
     madness: Count = 0
     exhaustion: Count = 0
@@ -150,7 +150,7 @@ class Roll(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """
 
     phase: Phase = "open"
-    opened_at: float = 0.0
+    opened_at: Annotated[float, AT, KEPT] = 0.0
     pain: Count = 0
     kind: PainKind = "environmental"
     declaration: Declaration = msgspec.field(default_factory=Declaration)

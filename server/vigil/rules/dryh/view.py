@@ -19,7 +19,7 @@ from vigil.rules import engine
 from vigil.rules.dryh import commands as c
 from vigil.rules.dryh.consequences import check_failure, choose, resolve
 from vigil.rules.dryh.dominance import strengths
-from vigil.rules.dryh.reading import pools_of
+from vigil.rules.dryh.reading import explain, pools_of
 from vigil.rules.dryh.recovery import recover_cost
 from vigil.rules.dryh.roll import busy_in
 from vigil.rules.dryh.state import CRASH_ABOVE, Character, DryhTable, Roll
@@ -41,6 +41,8 @@ def roll_view(t: DryhTable, char: str, r: Roll, shared: dict[str, Any] | None = 
     caller never changes it in place)."""
     data: dict[str, Any] = msgspec.to_builtins(r)
     data["strengths"] = None if r.dice is None else strengths(pools_of(r.dice))
+    # Why it reads as it does (core/explain.js words it: pages, chat card).
+    data["explain"] = None if r.dice is None else explain(r)
     if shared is None:
         data["legal"] = legal_moves(t, char, r)
     else:
@@ -147,6 +149,8 @@ def _only_visible(roll: dict[str, Any], visible: frozenset[str]) -> dict[str, An
     roll["includes_unseen_help"] = dice is not None and len(roll["helpers"]) < len(helpers)
     if dice is not None:
         dice["helpers"] = {h: f for h, f in dice.get("helpers", {}).items() if h in visible}
+    if roll["includes_unseen_help"]:
+        roll["explain"] = None  # its count of dice would tell how much unseen help there was
     if "pending" in roll:
         roll["pending"] = {c: k for c, k in roll["pending"].items() if c in visible}
     if "legal" in roll:  # a new dict: the legal moves may be shared by other views

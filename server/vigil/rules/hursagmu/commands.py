@@ -9,6 +9,7 @@ from typing import Annotated
 
 import msgspec
 
+from vigil.rules.clock import SPAN
 from vigil.rules.commands import CharId, Command, Rolls
 from vigil.rules.hursagmu.penalties import ActionKind
 from vigil.rules.hursagmu.state import (
@@ -23,7 +24,7 @@ from vigil.rules.hursagmu.state import (
 Amount = Annotated[int, msgspec.Meta(ge=0, le=100)]
 Modifier = Annotated[int, msgspec.Meta(ge=-50, le=50)]
 Target = Annotated[int, msgspec.Meta(ge=-50, le=200)]
-Seconds = Annotated[int, msgspec.Meta(ge=1, le=100 * 365 * 86400)]
+Seconds = Annotated[int, msgspec.Meta(ge=1, le=100 * 365 * 86400), SPAN]
 
 
 class TraitRollCmd(Rolls, kw_only=True, tag="hursagmu.trait_roll"):

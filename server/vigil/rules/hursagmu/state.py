@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from vigil.rules.clock import GameClock
+from vigil.rules.clock import AT, KEPT, SPAN, GameClock
 from vigil.rules.commands import Ident, ManualDice, StoredId, whole
 
 MAX_COUNTER = 1_000_000
@@ -80,10 +80,10 @@ class Poison(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     kind: PoisonKind = "poison"
     name: Name = ""
     damage: Annotated[int, msgspec.Meta(ge=1, le=100)]
-    applied_at: Annotated[float, msgspec.Meta(ge=0)]
-    interval: Annotated[int, msgspec.Meta(ge=1)]
+    applied_at: Annotated[float, msgspec.Meta(ge=0), AT]
+    interval: Annotated[int, msgspec.Meta(ge=1), SPAN]
     doses: Annotated[int, msgspec.Meta(ge=1, le=MAX_DOSES)]
-    next_dose: Annotated[int, msgspec.Meta(ge=1, le=MAX_DOSES)] = 1
+    next_dose: Annotated[int, msgspec.Meta(ge=1, le=MAX_DOSES), KEPT] = 1
 
     @property
     def called(self) -> str:
@@ -111,7 +111,7 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     the character's choice: break it with athlete or take it (HUR-14).
     """
 
-    name: Name = ""
+    name: Annotated[Name, KEPT] = ""
     traits: Annotated[dict[TraitName, TraitLevel], msgspec.Meta(max_length=64)] = {}
     stuns: Counter = 0
     wounds: Counter = 0
@@ -119,14 +119,14 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     blind: bool = False
     deaf: bool = False
     poisons: Annotated[dict[PoisonId, Poison], msgspec.Meta(max_length=1000)] = {}
-    poison_seq: Annotated[int, msgspec.Meta(ge=0)] = 0
+    poison_seq: Annotated[int, msgspec.Meta(ge=0), KEPT] = 0
     rest: RestTerms = msgspec.field(default_factory=RestTerms)
-    recovered_day: Day | None = None
-    healed_day: Day | None = None
-    spoiled_day: Day | None = None
-    may_act_second: bool = False
-    rest_next_at: Annotated[float, msgspec.Meta(ge=0)] | None = None
-    pending_fall: Annotated[float, msgspec.Meta(ge=0, le=10_000)] | None = None
+    recovered_day: Annotated[Day | None, KEPT] = None
+    healed_day: Annotated[Day | None, KEPT] = None
+    spoiled_day: Annotated[Day | None, KEPT] = None
+    may_act_second: Annotated[bool, KEPT] = False
+    rest_next_at: Annotated[Annotated[float, msgspec.Meta(ge=0), AT] | None, KEPT] = None
+    pending_fall: Annotated[Annotated[float, msgspec.Meta(ge=0, le=10_000)] | None, KEPT] = None
 
     def level(self, trait: str) -> int:
         """A trait the rules need (constitution, willpower, athlete…) that is

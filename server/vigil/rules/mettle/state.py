@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from vigil.rules.clock import GameClock
+from vigil.rules.clock import AT, KEPT, GameClock
 from vigil.rules.commands import ManualDice, StoredId
 
 Lot = Literal["crit", "plain", "fail"]
@@ -30,7 +30,9 @@ Key = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 InjuryId = Annotated[Key, msgspec.Meta(extra={"ref": "injury"})]
 KitName = Annotated[Key, msgspec.Meta(extra={"ref": "kit"})]
 DisciplineName = Annotated[Key, msgspec.Meta(extra={"ref": "discipline"})]
-Time = Annotated[float, msgspec.Meta(ge=0)]
+Time = Annotated[float, msgspec.Meta(ge=0), AT]
+Kept = Annotated[Time | None, KEPT]
+"""A game time the rules keep (when dying started, when rest began...)."""
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Mettle = Annotated[int, msgspec.Meta(ge=1, le=1000)]
 Level = Annotated[int, msgspec.Meta(ge=-1000, le=1000)]
@@ -60,26 +62,26 @@ class Character(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     stabilize attempt (MET-11).
     """
 
-    name: Name = ""
+    name: Annotated[Name, KEPT] = ""
     mettle: Mettle
     pain: Count = 0
     rattle: Count = 0
-    rattle_set_at: Time | None = None
-    effort_toward_rattle: Annotated[int, msgspec.Meta(ge=0, le=3)] = 0
+    rattle_set_at: Kept = None
+    effort_toward_rattle: Annotated[int, msgspec.Meta(ge=0, le=3), KEPT] = 0
     injuries: Annotated[list[Injury], msgspec.Meta(max_length=1000)] = []
-    next_injury: Annotated[int, msgspec.Meta(ge=1)] = 1
-    status: Status = "active"
-    stabilized: bool = False
-    dying_since: Time | None = None
-    stabilized_at: Time | None = None
-    departs_at: Time | None = None
-    departed_at: Time | None = None
-    resting: bool = False
-    rest_since: Time | None = None
-    rest_hours: Count = 0
+    next_injury: Annotated[int, msgspec.Meta(ge=1), KEPT] = 1
+    status: Annotated[Status, KEPT] = "active"
+    stabilized: Annotated[bool, KEPT] = False
+    dying_since: Kept = None
+    stabilized_at: Kept = None
+    departs_at: Kept = None
+    departed_at: Kept = None
+    resting: Annotated[bool, KEPT] = False
+    rest_since: Kept = None
+    rest_hours: Annotated[Count, KEPT] = 0
     kits: Annotated[dict[KitName, Count], msgspec.Meta(max_length=64)] = {}
     disciplines: Annotated[dict[DisciplineName, Level], msgspec.Meta(max_length=64)] = {}
-    busy_until: Time | None = None
+    busy_until: Kept = None
 
 
 class LotWeights(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

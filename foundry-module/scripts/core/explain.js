@@ -1,0 +1,124 @@
+/**
+ * Every outcome explains itself: the arithmetic and the reason of a roll or
+ * a check, in words, with the rule that decided it. Shared by the pages
+ * (GM, player, stream) and the Foundry module's chat card.
+ *
+ * Nothing here re-reads dice or re-applies a rule: the numbers are the
+ * event's own parameters, as the server's rules computed them (a Pain &
+ * Mettle check's stat, modifiers and penalties, MET-01; a Hursagmu roll's
+ * dice, level and penalties, HUR-01/02/03; a DRYH roll's `explain`, which
+ * server/vigil/rules/dryh/reading.py builds with the rules' own functions:
+ * successes from the dice and the talent, DRYH-05/11/12, and why a pool
+ * dominates, DRYH-07). This file only puts them into words from
+ * lang/en.json (VIGIL.Explain.*).
+ *
+ *   explain(ev, { t, game, base })
+ *   → [{ text: "3 + 7 (major exhaustion talent) = 10 successes against 3: success",
+ *        rule: "DRYH-05", href: "/rules/dryh#DRYH-05" }, …]
+ */
+
+import { format } from "./words.js";
+
+/** The page of the rules reference Vigil serves for `rule` of `game`. */
+export function ruleHref(game, rule, base = "") {
+  return `${base}/rules/${encodeURIComponent(game)}#${encodeURIComponent(rule)}`;
+}
+
+const GAME_OF_RULE = { MET: "mettle", HUR: "hursagmu", DRYH: "dryh" };
+
+/** The game a rule id belongs to ("MET-01" → "mettle"), or null. */
+export function gameOfRule(rule) {
+  return GAME_OF_RULE[String(rule ?? "").split("-")[0]] ?? null;
+}
+
+/** "+ 2 (modifiers)" / "− 1 (rattle)": one signed term of a sum, or "" for 0. */
+function term(value, label) {
+  if (!value) return "";
+  const sign = value < 0 ? "−" : "+";
+  return ` ${sign} ${Math.abs(value)} (${label})`;
+}
+
+/** A lookup of VIGIL.Explain.<key> with params; English fallback when missing. */
+function wordsOf(t) {
+  return (key, params = {}, fallback = key) => {
+    const full = `VIGIL.Explain.${key}`;
+    const got = t ? t(full, params) : undefined;
+    return got && got !== full ? got : format(fallback, params);
+  };
+}
+
+/** Pain & Mettle (MET-01/02/03/04): stat + modifiers − injuries − rattle against the TN, and the lot. */
+function mettleCheck(w, p) {
+  const sum = `${p.stat} (${w("stat", {}, "stat")})${term(p.modifiers, w("modifiers", {}, "modifiers"))}`
+    + `${term(-(p.injury_penalty ?? 0), w("injuries", {}, "injuries"))}${term(-(p.rattle_penalty ?? 0), w("rattle", {}, "rattle"))}`;
+  let verdict;
+  if (p.lot === "crit") verdict = w("critLot", {}, "a crit lot: passes whatever the total");
+  else if (p.lot === "fail") verdict = w("failLot", {}, "a fail lot: fails whatever the total");
+  else if (p.total === p.tn) verdict = w("passesExactly", {}, "passes exactly");
+  else if (p.total > p.tn) verdict = w("passesBy", { n: p.total - p.tn }, "passes by {n}");
+  else verdict = w("failsBy", { n: p.tn - p.total }, "fails by {n}");
+  return w("checkSum", { sum, total: p.total, tn: p.tn, verdict }, "{sum} = {total} against TN {tn}: {verdict}");
+}
+
+/** Hursagmu (HUR-01/02/03 and the rolls built on them): 2d6 + level + modifiers − penalties against the target. */
+function hursagmuRoll(w, p) {
+  const dice = (p.faces ?? []).reduce((a, b) => a + b, 0);
+  const asked = p.asked ?? p.modifiers - (p.condition_penalty ?? 0) - (p.sense_penalty ?? 0);
+  const sum = `${dice} (${w("dice", { faces: (p.faces ?? []).join(" + ") }, "dice {faces}")})`
+    + `${term(p.level, p.trait ? w("trait", { trait: p.trait }, "{trait}") : w("level", {}, "level"))}`
+    + `${term(asked, w("modifiers", {}, "modifiers"))}`
+    + `${term(p.condition_penalty ?? 0, w("condition", {}, "wounds and shocks"))}`
+    + `${term(p.sense_penalty ?? 0, w("senses", {}, "senses"))}`;
+  const margin = Math.abs(p.total - p.target);
+  let verdict;
+  if (margin === 0) verdict = p.success ? w("succeedsExactly", {}, "succeeds exactly") : w("failsOnATie", {}, "fails on a tie");
+  else verdict = p.success ? w("succeedsBy", { n: margin }, "succeeds by {n}") : w("failsBy", { n: margin }, "fails by {n}");
+  return w("rollSum", { sum, total: p.total, target: p.target, verdict }, "{sum} = {total} against {target}: {verdict}");
+}
+
+/** DRYH (DRYH-05/11/12): successes from the dice and the talent against the GM's degree. */
+function dryhSuccesses(w, x, t) {
+  const talent = t ? t(`VIGIL.Choice.talent.${x.talent}`) : x.talent;
+  let sum = `${x.from_dice} (${w("diceHits", {}, "dice showing 1–3")})`;
+  if (x.talent === "exhaustion_major" && x.talent_adds) sum += ` + ${x.talent_adds} (${talent})`;
+  if (x.talent === "exhaustion_minor" && x.talent_adds) sum = w("atLeast", { sum, n: x.successes, talent }, "{sum}, raised to {n} ({talent})");
+  const verdict = x.success ? w("success", {}, "success") : w("failure", {}, "failure");
+  return w("successesSum", { sum, successes: x.successes, degree: x.degree, verdict }, "{sum} = {successes} successes against {degree}: {verdict}");
+}
+
+/** DRYH-07: why a pool dominates. */
+function dryhDominance(w, d, t) {
+  const pool = (p) => (t ? t(`VIGIL.Pool.${p}`) : p);
+  const params = { pool: pool(d.pool), strength: d.strength, rival: d.rival ? pool(d.rival) : "", rival_strength: d.rival_strength };
+  const fallback = {
+    strength: "{pool} dominates: its {strength} beats {rival}'s {rival_strength}",
+    next_die: "{pool} dominates: tied with {rival} at {strength}, it wins on the next die",
+    priority: "{pool} dominates: tied with {rival} die for die, {pool} comes first",
+    alone: "{pool} dominates: the only pool with dice",
+  }[d.by];
+  return w(`dominates.${d.by}`, params, fallback);
+}
+
+/**
+ * The explanations of one event: [{text, rule, href}] (empty for an event
+ * that is not a roll or a check).
+ * @param {{code: string, rule?: string, params?: object}} ev
+ * @param {{t?: (key: string, params?: object) => string, game?: string, base?: string}} ctx
+ */
+export function explain(ev, { t, game, base = "" } = {}) {
+  const p = ev?.params ?? {};
+  const w = wordsOf(t);
+  const rule = ev?.rule ?? null;
+  const g = game ?? gameOfRule(rule);
+  const line = (text, r) => ({ text, rule: r, href: r && g ? ruleHref(g, r, base) : null });
+  if (p.explain && typeof p.explain === "object") {
+    const out = [line(dryhSuccesses(w, p.explain, t), "DRYH-05")];
+    if (p.explain.dominance) out.push(line(dryhDominance(w, p.explain.dominance, t), "DRYH-07"));
+    return out;
+  }
+  if (typeof p.stat === "number" && typeof p.tn === "number" && typeof p.total === "number") return [line(mettleCheck(w, p), rule)];
+  if (Array.isArray(p.faces) && typeof p.level === "number" && typeof p.target === "number" && typeof p.total === "number") {
+    return [line(hursagmuRoll(w, p), rule)];
+  }
+  return [];
+}
