@@ -342,7 +342,7 @@ async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerP
     await act(gm, "mettle.pain", amount="3")
     await expect(ysolde.locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^3"))
     # The undo button says what it takes back (the GM's view: state.undo).
-    await gm.get_by_role("button", name=re.compile(r"^↶ Undo: Apply pain — Ysolde \(rev \d+\)$")).click()
+    await gm.get_by_role("button", name=re.compile(r"^↶ Undo: Apply pain — Ysolde \(change \d+\)$")).click()
     await expect(ysolde.locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^0"))
     await expect(gm.locator("#history .entry.undone")).to_contain_text("Ysolde takes 3 pain")
 

@@ -37,21 +37,21 @@ async def test_the_undo_button_says_which_command_it_takes_back(
     vigil_server: ServerProcess, new_page: Any
 ) -> None:
     """The GM applies pain to Ysolde: the button reads "Undo: Apply pain —
-    Ysolde (rev n)" (the command's catalogue label); after the undo it names the command before; with nothing
-    left it is disabled. A player's view carries no ``undo``."""
+    Ysolde (change n)" (the command's catalogue label); after the undo it
+    names the command before; with nothing left it is disabled. A player's view carries no ``undo``."""
     tokens = await new_table(vigil_server, "mettle", "undo", {"ysolde": {"mettle": 5}})
     gm = await new_page(1400, 1000)
     player = await new_page()
     await open_live(gm, f"{vigil_server.url}/#token={tokens['gm']}")
     await open_live(player, f"{vigil_server.url}/#token={tokens['player']}")
     button = gm.locator("#undo")
-    await expect(button).to_have_text(re.compile(r"^↶ Undo: Add character — Ysolde \(rev \d+\)$"))
+    await expect(button).to_have_text(re.compile(r"^↶ Undo: Add character — Ysolde \(change \d+\)$"))
 
     await gm.locator("#act-char").select_option("ysolde")
     await act(gm, "mettle.pain", amount="2")
     await gm.wait_for_function("window.vigil.state.undo?.command === 'mettle.pain'")
     rev = await gm.evaluate("window.vigil.state.undo.rev")
-    await expect(button).to_have_text(f"↶ Undo: Apply pain — Ysolde (rev {rev})")
+    await expect(button).to_have_text(f"↶ Undo: Apply pain — Ysolde (change {rev})")
     await expect(button).to_be_enabled()
     assert "by gm" in (await button.get_attribute("title") or "")
     assert await player.evaluate("'undo' in window.vigil.state") is False
@@ -63,6 +63,39 @@ async def test_the_undo_button_says_which_command_it_takes_back(
     await expect(card(gm, "ysolde")).to_have_count(0)
     await expect(button).to_have_text("↶ Nothing to undo")
     await expect(button).to_be_disabled()
+    no_page_errors(gm, player)
+
+
+async def test_undo_names_a_coin_and_reaches_past_what_a_player_built_on(
+    vigil_server: ServerProcess, new_page: Any
+) -> None:
+    """The DRYH coin buttons are corrections: the undo button names what
+    one set ("Hope set to 1"), never "Correct a value". On Pain & Mettle, a
+    player's shake-off over the GM's rattle takes that rattle off the
+    stack: the button names the pain before it, and the click takes the
+    pain back (not "cannot be undone"). Its notice fades and goes."""
+    tokens = await new_table(vigil_server, "dryh", "coins", {"ysolde": {}})
+    gm = await new_page(1400, 1000)
+    await open_live(gm, f"{vigil_server.url}/#token={tokens['gm']}")
+    button = gm.locator("#undo")
+    await gm.locator("#hope-up").click()
+    await expect(button).to_have_text(re.compile(r"^↶ Undo: Hope set to 1 \(change \d+\)$"))
+
+    tokens = await new_table(vigil_server, "mettle", "built-on", {"ysolde": {"mettle": 9}})
+    player = await new_page()
+    await open_live(gm, f"{vigil_server.url}/#token={tokens['gm']}")
+    await open_live(player, f"{vigil_server.url}/#token={tokens['player']}")
+    await gm.locator("#act-char").select_option("ysolde")
+    await act(gm, "mettle.pain", amount="2")
+    await act(gm, "mettle.rattle", amount="4")
+    await expect(button).to_have_text(re.compile(r"^↶ Undo: Add rattle"))
+    await act(player, "mettle.shake_off", effort="1")
+    await expect(button).to_have_text(re.compile(r"^↶ Undo: Apply pain — Ysolde \(change \d+\)$"))
+    await button.click()
+    await expect(card(gm, "ysolde").locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^0"))
+    notice = gm.locator(".message", has_text="Undone: Apply pain")
+    await expect(notice).to_have_count(1)
+    await expect(notice).to_have_count(0, timeout=10_000)
     no_page_errors(gm, player)
 
 

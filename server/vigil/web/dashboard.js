@@ -57,7 +57,8 @@ let historyTimer = null;
 // ---- messages --------------------------------------------------------------
 
 /** Show a sentence in the corner (vigil.css .messages: clicks pass through
- * to what lies under it); it goes when dismissed or after 6 s (errors) / 4 s. */
+ * to what lies under it); it fades and goes when dismissed or after 6 s
+ * (errors) / 4 s. */
 function say(text, tone = "info") {
   const box = $("messages");
   const note = h(
@@ -68,7 +69,9 @@ function say(text, tone = "info") {
   );
   box.append(note);
   while (box.children.length > 4) box.firstElementChild.remove();
-  setTimeout(() => note.remove(), tone === "error" ? 6000 : 4000);
+  const stay = tone === "error" ? 6000 : 4000;
+  setTimeout(() => note.classList.add("fading"), stay - 1000);
+  setTimeout(() => note.remove(), stay);
 }
 
 /** Send a command; a refusal becomes a readable sentence. Resolves to the ack or null. */
@@ -561,7 +564,7 @@ function wireGmControls() {
   $("undo").addEventListener("click", async () => {
     const what = $("undo").dataset.what; // the patch that follows names the next one
     const ack = await run({ type: "undo" });
-    if (ack) say(what ? `Undone: ${what}.` : "Undone.");
+    if (ack) say(what ? t("VIGIL.Undo.done", { what }) : t("VIGIL.Undo.doneBare"));
   });
   $("act-char").addEventListener("change", () => renderTable());
   $("invite-player").addEventListener("submit", async (ev) => {
@@ -692,22 +695,37 @@ function cardControls(id, ch, selected) {
 function renderUndo(state) {
   const button = $("undo");
   const u = state.undo ?? null;
-  let text = "↶ Nothing to undo";
+  let text = t("VIGIL.Undo.nothing");
   let what = "";
   let title = "";
   if (u) {
-    const entry = u.command ? CATALOGUE.commands[u.command] : null;
-    const label = entry ? commandLabel(entry, t) : u.command ? u.command : `change ${u.rev}`;
-    const who = u.char ? names[u.char] ?? u.name ?? u.char : null;
-    what = `${label}${who ? ` — ${who}` : ""} (rev ${u.rev})`;
-    text = `↶ Undo: ${what}`;
-    title = [u.by ? `sent by ${u.by}` : "", typeof u.at === "number" ? `at ${formatGameTime(u.at)}` : ""].filter(Boolean).join(" ");
+    what = t("VIGIL.Undo.what", { what: undoWhat(u), rev: u.rev });
+    text = t("VIGIL.Undo.button", { what });
+    title = [u.by ? t("VIGIL.Undo.by", { by: u.by }) : "", typeof u.at === "number" ? t("VIGIL.Undo.at", { time: formatGameTime(u.at) }) : ""].filter(Boolean).join(" ");
   }
   if (button.textContent !== text) button.textContent = text;
   button.disabled = !u;
   button.dataset.what = what;
   button.dataset.rev = u ? String(u.rev) : "";
-  button.title = title ? `Undo the last GM command, ${title}` : "Undo the last GM command";
+  button.title = title ? t("VIGIL.Undo.titleWith", { detail: title }) : t("VIGIL.Undo.title");
+}
+
+/**
+ * What an undo takes back, in names: a correction as what it set ("Hope
+ * set to 3": the DRYH coin buttons are corrections), any other command by
+ * its catalogue label and the character it is about ("Apply pain —
+ * Ysolde").
+ */
+function undoWhat(u) {
+  const who = u.char ? names[u.char] ?? u.name ?? null : null;
+  if (u.command === "correct" && u.field) {
+    const field = t(`VIGIL.Field.${String(u.field).split(".").pop()}`);
+    const value = typeof u.value === "object" ? "" : String(u.value);
+    return t(who ? "VIGIL.Undo.setOf" : "VIGIL.Undo.set", { field, value, name: who ?? "" });
+  }
+  const entry = u.command ? CATALOGUE.commands[u.command] : null;
+  const label = entry ? commandLabel(entry, t) : t("VIGIL.Undo.change");
+  return who ? `${label} — ${who}` : label;
 }
 
 function renderClock(state) {
