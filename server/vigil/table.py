@@ -220,7 +220,8 @@ class Table:
             return None
         unknown: dict[str, Any] = dict.fromkeys(("command", "char", "name", "by", "at", "field", "value"))
         unknown["rev"] = top
-        return self._undoable.get(top, unknown)
+        about: dict[str, Any] = self._undoable.get(top, unknown)
+        return about
 
     def recall_undo(self, entries: Iterable[LogEntry]) -> None:
         """After a load: learn from their log entries what the revs of the

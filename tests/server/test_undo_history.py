@@ -47,6 +47,8 @@ async def test_the_gm_view_says_what_undo_would_take_back_and_no_one_else_sees_i
         "name": gm.state["characters"]["b"]["name"],
         "by": undo["by"],
         "at": gm.state["clock"]["game"],
+        "field": None,
+        "value": None,
     }
     assert undo["by"] and "#" not in undo["by"], "the token's label, not its id"
     await player.wait_rev(gm.rev)

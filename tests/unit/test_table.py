@@ -361,7 +361,7 @@ def test_a_table_rebuilt_from_its_log_equals_the_table_undo_stack_included() -> 
     # as the table that made the changes says (names, sender, game time).
     assert again.undo_next() == {
         "rev": entries[1].rev,
-        **dict.fromkeys(["command", "char", "name", "by", "at"]),
+        **dict.fromkeys(["command", "char", "name", "by", "at", "field", "value"]),
     }
     again.recall_undo(entries)
     assert again.undo_next() == table.undo_next() == table.view(GM_AUDIENCE)["undo"]
