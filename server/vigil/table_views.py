@@ -16,7 +16,9 @@ from typing import Any
 
 from vigil import treepatch
 from vigil.clock_anchor import Anchor
+from vigil.moves import audience_moves
 from vigil.rules.game import Game
+from vigil.rules.legal import Move, legal_moves
 from vigil.views import (
     GM,
     Audience,
@@ -81,6 +83,9 @@ class TableViews:
         self._shared: dict[str, Any] = {}
         self._clock: dict[str, Any] | None = None
         self._old_clock: dict[str, Any] | None = None
+        # The rules' legal moves in the current state (the same for every
+        # audience; each view shows its share): made when first asked.
+        self._moves: list[Move] | None = None
         # The audiences watching, and the view each was sent last (by key).
         self._audiences: dict[str, Audience] = {}
         self._sent: dict[str, dict[str, Any]] = {}
@@ -117,6 +122,7 @@ class TableViews:
             self._old_games = old_games
         if state is not previous:
             self._shared = {}
+            self._moves = None
         self._state, self._meta, self._anchor = state, meta, anchor
         self._name, self._settings = name, settings
         self._undo = same_or(undo, self._undo)
@@ -133,7 +139,15 @@ class TableViews:
         if audience.kind == GM:
             return ("gm",)
         own = audience.chars
-        return tuple(_seen_as(r, cid in own) for cid, r in self._current_renders().items())
+        seen = tuple(_seen_as(r, cid in own) for cid, r in self._current_renders().items())
+        # A player is offered its own moves (``legal``): its view is its own
+        # even where it sees the characters as the spectators do.
+        return (*seen, "@" + ",".join(sorted(own))) if self._plays(audience) else seen
+
+    def _plays(self, audience: Audience) -> bool:
+        """Whether ``audience`` is a player with a character at the table
+        (one without sees what the spectators see, and sends nothing)."""
+        return audience.kind == "player" and any(c in self._state.characters for c in audience.chars)
 
     def view(self, audience: Audience) -> dict[str, Any]:
         """``audience``'s view of the current state."""
@@ -155,7 +169,21 @@ class TableViews:
             old_games=self._old_games,
             clock=self._clock,
             shared=self._shared,
+            legal=self._legal(audience),
         )
+
+    def _legal(self, audience: Audience) -> dict[str, Any] | None:
+        """What ``audience`` is offered now (:mod:`vigil.moves`); None for
+        spectators and players without a character here, who send nothing."""
+        if audience.kind != GM and not self._plays(audience):
+            return None
+        if self._moves is None:
+            self._moves = legal_moves(self.system, self._state)
+        chars = self._current_renders()
+        if audience.kind == GM:
+            return audience_moves(self.system, self._moves, "gm", frozenset(), chars.keys())
+        seen = [cid for cid, r in chars.items() if cid in audience.chars or r.visibility != "hidden"]
+        return audience_moves(self.system, self._moves, "player", audience.chars, seen)
 
     def _current_renders(self) -> dict[str, CharacterRender]:
         if self._renders is None:
