@@ -21,7 +21,7 @@
 import { VigilClient } from "/client/core/client.js";
 import { CATALOGUE } from "/client/core/catalogue.js";
 import { buildForm, choiceLabel, commandLabel, maySend, subjectField } from "/client/core/forms.js";
-import { answersAWait, blockedBy, characterOffers, commandsOf, mayAct, waitsOn } from "/client/core/offers.js";
+import { characterOffers, commandsOf, legalFor, waitsOn } from "/client/core/offers.js";
 import {
   STATUS_WORDS,
   diceFingerprint,
@@ -494,21 +494,18 @@ function offersFor(state, char) {
 const offerFor = (state, char, tag) => offersFor(state, char).find((o) => o.entry.type === tag) ?? null;
 
 /**
- * The "Act on" forms for character `selected`. A player gets what
- * core/offers.js offers it now (as in the Foundry window); the GM every
- * character command of the catalogue (the server refuses out of turn),
- * prefilled and narrowed as the offers say (a dying character's stabilize
- * names another present helper), less those the selected character may
- * not send while something waits on it (HUR-14: a pending fall). What
- * waits is answered first.
+ * The "Act on" forms for character `selected`: what core/offers.js offers
+ * this viewer now (as in the Foundry window: the moves the server's view
+ * says are legal, prefilled and narrowed by them), what waits on the
+ * character first. A player's answered form stays (see answered).
  */
 function actingForms(state, selected) {
   const offers = new Map(offersFor(state, selected).map((o) => [o.entry.type, o]));
   const waiting = waitsOn(CATALOGUE, state, selected);
   const answers = (e) => waiting.some((w) => w.answers.includes(e.type));
-  let acting = tableCommands(state.system).filter((e) => e.scope === "character" && !BESPOKE.has(e.type) && mayUse(e));
-  if (client.role === "player") acting = acting.filter((e) => offers.has(e.type) || answered(e, selected));
-  else acting = acting.filter((e) => offers.has(e.type) || answersAWait(CATALOGUE, state.system, e.type) || !blockedBy(CATALOGUE, state, e, { [subjectField(e)?.name]: selected }));
+  const acting = tableCommands(state.system)
+    .filter((e) => e.scope === "character" && !BESPOKE.has(e.type) && mayUse(e))
+    .filter((e) => offers.has(e.type) || (client.role === "player" && answered(e, selected)));
   acting.sort((a, b) => Number(answers(b)) - Number(answers(a)));
   const ctxFor = (entry) => {
     const offer = offers.get(entry.type);
@@ -516,7 +513,7 @@ function actingForms(state, selected) {
     return { ...(offer.char ? { char: offer.char } : {}), values: offer.values, choices: offer.choices };
   };
   // An answered form whose offer is gone stays in view with its button off.
-  const live = (e) => client.role !== "player" || offers.has(e.type);
+  const live = (e) => offers.has(e.type);
   return { entries: acting.map((e) => offers.get(e.type)?.entry ?? e), ctxFor, live };
 }
 
@@ -545,7 +542,8 @@ function renderForms(state, selected) {
   for (const e of entries) slots.get(`act:${e.type}`).form.querySelector("button[type=submit]").disabled = !live(e);
   if (client.role !== "gm") return;
   const data = JSON.stringify([state.options, state.settings, Object.values(state.characters).map((c) => c.sheet)]);
-  placeForms($("table-forms"), "table", commands.filter((e) => e.scope !== "character"), identity, data, () => ({}));
+  const legalNow = (e) => !e.legal || state.legal?.table?.[e.type] !== undefined;
+  placeForms($("table-forms"), "table", commands.filter((e) => e.scope !== "character" && legalNow(e)), identity, data, () => ({}));
   $("manual-dice-note").hidden = !state.options?.manual_dice;
 }
 
@@ -740,15 +738,6 @@ function renderClock(state) {
 /** The last resolved roll (from the history), kept in view after it closes. */
 let lastRoll = null;
 
-/**
- * May this page send `tag` with these character fields? The GM always; a
- * player as the catalogue's senders say (fields it must own, or any).
- */
-function mayWith(tag, fields = {}) {
-  const entry = CATALOGUE.commands[tag];
-  return Boolean(entry) && mayAct(entry, { role: client.role, own: client.ownCharacters ?? [] }, fields);
-}
-
 const choiceField = (tag, name) => CATALOGUE.commands[tag].fields.find((f) => f.name === name);
 const choiceText = (tag, name, v) => choiceLabel(choiceField(tag, name), v, t);
 
@@ -790,7 +779,7 @@ function rollBox(state, char, roll, gm) {
   const d = roll.declaration;
   const controls = [];
   const talents = choiceField("dryh.declare", "talent").choices;
-  if ((roll.phase === "open" || roll.phase === "declared") && mayWith("dryh.declare", { char })) {
+  if (offerFor(state, char, "dryh.declare")) {
     controls.push(
       h(
         "form",
@@ -813,10 +802,11 @@ function rollBox(state, char, roll, gm) {
     );
   }
   if (roll.phase === "open" || roll.phase === "declared") {
-    // DRYH-03 (core/offers.js): who may join this roll, and who may leave it.
-    const help = (id) => offerFor(state, id, "dryh.help");
-    const helpers = Object.entries(state.characters).filter(([id]) => id !== char && !help(id)?.values?.leave && help(id)?.choices?.char?.includes(char));
-    const leaving = roll.helpers.filter((hid) => help(hid)?.values?.leave && help(hid).values.char === char);
+    // DRYH-03: who may join this roll and who may leave it, as the server's view says (state.legal).
+    const help = legalFor(state, char, "dryh.help");
+    const variants = Array.isArray(help) ? help : [];
+    const helpers = variants.filter((v) => !v.leave).map((v) => [v.helper, state.characters[v.helper]]).filter(([, ch]) => ch);
+    const leaving = variants.filter((v) => v.leave).map((v) => v.helper);
     if (helpers.length || leaving.length) {
       controls.push(
         h(
@@ -840,8 +830,8 @@ function rollBox(state, char, roll, gm) {
     }
     const row = [];
     if (gm && state.options?.manual_dice) controls.push(manualRoll(state, char));
-    else if (mayWith("dryh.roll", { char })) row.push(h("button", { type: "button", class: "btn primary big", dataset: { key: k("roll"), command: "dryh.roll" }, onclick: () => run({ type: "dryh.roll", char }) }, `Roll for ${name}`));
-    if (gm) row.push(h("button", { type: "button", class: "btn", dataset: { key: k("cancel"), command: "dryh.cancel" }, onclick: () => run({ type: "dryh.cancel", char }) }, "Cancel roll"));
+    else if (offerFor(state, char, "dryh.roll")) row.push(h("button", { type: "button", class: "btn primary big", dataset: { key: k("roll"), command: "dryh.roll" }, onclick: () => run({ type: "dryh.roll", char }) }, `Roll for ${name}`));
+    if (gm && offerFor(state, char, "dryh.cancel")) row.push(h("button", { type: "button", class: "btn", dataset: { key: k("cancel"), command: "dryh.cancel" }, onclick: () => run({ type: "dryh.cancel", char }) }, "Cancel roll"));
     if (row.length) controls.push(h("div", { class: "row" }, row));
   }
   if (roll.phase === "rolled" || roll.phase === "adjusted") {
@@ -874,9 +864,10 @@ function rollBox(state, char, roll, gm) {
         ),
       );
     }
-    if (gm) {
+    const resolve = gm ? offerFor(state, char, "dryh.resolve") : null;
+    if (resolve) {
       // DRYH-21: only the failure consequences the rules would accept now.
-      const failures = offerFor(state, char, "dryh.resolve")?.choices?.failure ?? ["none"];
+      const failures = resolve.choices?.failure ?? ["none"];
       controls.push(
         h(
           "form",
@@ -899,15 +890,16 @@ function rollBox(state, char, roll, gm) {
   }
   if (roll.phase === "resolved") {
     // DRYH-14/16/20: each pending choice, to its chooser, with the legal moves only.
+    const chooses = legalFor(state, char, "dryh.choose");
     for (const [who, kind] of Object.entries(roll.pending ?? {})) {
       const chooser = names[who] ?? who;
       const kindWord = t(`VIGIL.Choice.pending.${kind}`);
-      const offer = offerFor(state, who, "dryh.choose");
-      if (!offer || offer.values.char !== char) {
+      // The choices the server's view offers this viewer for `who` (none: another's to make).
+      const choices = (Array.isArray(chooses) ? chooses : []).filter((v) => (v.who ?? char) === who).map((v) => v.choice);
+      if (!choices.length) {
         controls.push(h("p", { class: "muted pending-other" }, `${chooser} must choose a ${kindWord.toLowerCase()} consequence.`));
         continue;
       }
-      const choices = offer.choices.choice;
       controls.push(
         h(
           "form",
