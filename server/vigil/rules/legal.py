@@ -55,6 +55,7 @@ VALUE_REFUSALS: Final = frozenset(
         "talent_needs_exhaustion",
         "talent_needs_madness",
         "pool_full",
+        "tn_required",
     }
 )
 """Refusals about the values a person gave, not about the table now: a
@@ -212,7 +213,6 @@ def _ref_places(system: Game) -> dict[str, tuple[str, tuple[str, ...]]]:
 def _candidates(system: Game, table: Any, fields: Sequence[_Field], subject: str | None) -> list[list[Any]]:
     """For each field, the values to try (the subject's field its one value)."""
     chars = list(table.characters)
-    sheet = table.characters.get(subject) if subject is not None else None
     subject_done = False
     out: list[list[Any]] = []
     for f in fields:
@@ -225,7 +225,10 @@ def _candidates(system: Game, table: Any, fields: Sequence[_Field], subject: str
             else:
                 out.append([None, *chars])
         elif f.kind == "ref":
-            out.append(_things(system, sheet, f.ref or "") if sheet is not None else [])
+            # Anyone's things of that kind (a helper's kit, the subject's
+            # injury): the engine refuses the ones its owner lacks.
+            things = (t for sheet in table.characters.values() for t in _things(system, sheet, f.ref or ""))
+            out.append(list(dict.fromkeys(things)))
         elif f.kind == "choice":
             out.append(list(f.values) if f.required else [f.default])
         elif f.kind == "flag":
@@ -312,8 +315,8 @@ def _judge(system: Game, table: Any, cls: type[Command], subject: str | None) ->
     values = False
     for tries, combo in enumerate(itertools.product(*candidates)):
         if tries >= _MAX_TRIES:
-            values = True
-            break
+            # Too many to list: the form's fields decide, the server judges.
+            return Move(tag_of(cls), subject, VALUES, (), ())
         refusal = _refusal(system, table, cls, fields, list(combo))
         if refusal is None:
             variants.append({fields[i].name: combo[i] for i in varied})
