@@ -76,11 +76,8 @@ function gather(choices, variants) {
   return choices;
 }
 
-/** A variant's values, less its nulls (fields left to their defaults). */
-const valuesOf = (variant = {}) => Object.fromEntries(Object.entries(variant).filter(([, x]) => x !== null));
-
-/** The character fields of `entry` other than its subject. */
-const otherCharFields = (entry, subject) => (entry.fields ?? []).filter((f) => f.type === "character" && f.name !== subject).map((f) => f.name);
+/** The values every variant agrees on (prefilled; the others are the person's to pick). */
+const agreed = (choices) => Object.fromEntries(Object.entries(choices).filter(([, xs]) => xs.length === 1).map(([k, xs]) => [k, xs[0]]));
 
 /**
  * The server's say on `entry` for the window's character `char`: as the
@@ -90,22 +87,34 @@ const otherCharFields = (entry, subject) => (entry.fields ?? []).filter((f) => f
  */
 function fromLegal(entry, state, char) {
   const subject = subjectField(entry)?.name;
+  // The field naming who acts, when not the subject (a helper, a chooser:
+  // the catalogue's senders.player.own); else the window's character is
+  // what the command acts on (a patient, with its healers to pick).
+  const fields = (entry.senders?.player?.own ?? []).filter((k) => k !== subject);
   const mine = legalFor(state, char, entry.type);
-  if (mine !== undefined) {
-    if (!Array.isArray(mine)) return { values: {}, choices: {} };
-    return { values: valuesOf(mine[0]), choices: gather({}, mine) };
-  }
-  const fields = otherCharFields(entry, subject);
+  if (mine !== undefined && !Array.isArray(mine)) return { values: {}, choices: {} };
+  const asSubject = (variants) => {
+    const choices = gather({}, variants);
+    return { values: agreed(choices), choices };
+  };
+  if (!fields.length) return mine?.length ? asSubject(mine) : null;
+  // Its own move, the window's character acting itself (a protagonist's choice).
+  const itself = (mine ?? []).filter((v) => fields.every((k) => v[k] === undefined || v[k] === null || v[k] === char));
+  if (itself.length) return asSubject(itself);
+  // Its part in another's move: it helps in another's roll, chooses in it, stabilizes another.
   const found = [];
   for (const [owner, tags] of Object.entries(state?.legal?.chars ?? {})) {
     const offer = tags[entry.type];
-    if (!Array.isArray(offer)) continue;
+    if (owner === char || !Array.isArray(offer)) continue;
     for (const v of offer) if (fields.some((k) => v[k] === char)) found.push([owner, v]);
   }
-  if (!found.length) return null;
-  const choices = gather({}, found.map(([, v]) => v));
-  choices[subject] = [...new Set(found.map(([owner]) => owner))];
-  return { subject: false, values: { [subject]: found[0][0], ...valuesOf(found[0][1]) }, choices };
+  if (found.length) {
+    const choices = gather({}, found.map(([, v]) => v));
+    choices[subject] = [...new Set(found.map(([owner]) => owner))];
+    return { subject: false, values: { ...agreed(choices), [subject]: found[0][0] }, choices };
+  }
+  // Others acting on it (a dying character stabilized by another).
+  return mine?.length ? asSubject(mine) : null;
 }
 
 /** DRYH-21: only the failure consequences a resolve would accept, from the roll's own legal moves (rules/dryh/view.py). */
