@@ -20,7 +20,7 @@
  * fields, `choices` narrows enum/character/ref fields.
  */
 
-import { maySend, subjectField } from "./forms.js";
+import { maySend, subjectField } from "./fields.js";
 
 const rolls = (state) => state?.game?.rolls ?? {};
 

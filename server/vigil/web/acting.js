@@ -7,7 +7,8 @@
  */
 
 import { CATALOGUE } from "/client/core/catalogue.js";
-import { buildForm, maySend } from "/client/core/forms.js";
+import { maySend } from "/client/core/fields.js";
+import { buildForm } from "/client/core/forms.js";
 import { characterOffers, commandsOf, waitsOn } from "/client/core/offers.js";
 import { errorSentence, eventSentence, explanation, h, swap, t } from "./common.js";
 import { $, download, eventDice, page } from "./page.js";

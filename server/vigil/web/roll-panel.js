@@ -7,7 +7,8 @@
  */
 
 import { CATALOGUE } from "/client/core/catalogue.js";
-import { buildForm, choiceLabel } from "/client/core/forms.js";
+import { choiceLabel } from "/client/core/fields.js";
+import { buildForm } from "/client/core/forms.js";
 import { legalFor } from "/client/core/offers.js";
 import { explanation, h, swap, t } from "./common.js";
 import { formCtx, offerFor, slots } from "./acting.js";

@@ -7,7 +7,7 @@
  */
 
 import { CATALOGUE } from "/client/core/catalogue.js";
-import { commandLabel } from "/client/core/forms.js";
+import { commandLabel } from "/client/core/fields.js";
 import { diceFingerprint, formatGameTime, h, swap, t, trackEdits, verifyUrl } from "./common.js";
 import { renderForms, slots } from "./acting.js";
 import { historyChanged, loadOlderHistory } from "./history.js";
