@@ -79,7 +79,7 @@ async function submitForm(body, sent) {
   form.dataset.result = "ack";
   if (body.type === "table.export") download(ack.result, `vigil-${page.client.tableId ?? "table"}.json`);
   const out = form.querySelector(".form-result") ?? form.appendChild(h("div", { class: "form-result", role: "status", "aria-live": "polite" }));
-  let lines = [h("p", { class: "muted" }, "Done.")];
+  let lines = [h("p", { class: "muted" }, t("VIGIL.Page.done"))];
   if (ack.rev !== null && ack.rev !== undefined) {
     try {
       const got = await page.client.history({ before: ack.rev + 1, limit: 1 });

@@ -19,7 +19,7 @@
  */
 
 import { VigilClient } from "/client/core/client.js";
-import { STATUS_WORDS, errorSentence, followNewLinks, forgetToken, keepToken, loadCatalogue, takeToken, wsUrl } from "./common.js";
+import { STATUS_WORDS, errorSentence, followNewLinks, forgetToken, keepToken, loadCatalogue, t, takeToken, wsUrl } from "./common.js";
 import { refreshHistory, wireHistoryFilter } from "./history.js";
 import { refreshTokens } from "./invites.js";
 import { buildOperator, refreshTables } from "./operator.js";
@@ -69,7 +69,7 @@ function onWelcome(welcome) {
   if (welcome.role === "operator") {
     $("operator").hidden = false;
     $("gm").hidden = true;
-    $("table-title").textContent = "Server tables";
+    $("table-title").textContent = t("VIGIL.Page.serverTables");
     buildOperator();
     refreshTables();
   } else {

@@ -86,12 +86,12 @@ function actorName(actor) {
  * read too (they are not sent the command). Refusals change nothing and
  * are not in the history.
  */
-const HISTORY_KINDS = {
-  command: ["Commands", "Command"],
-  clock: ["The clock and timed effects", "Clock"],
-  correction: ["Corrections and revives", "Correction"],
-  undo: ["Undo", "Undo"],
-};
+const HISTORY_KINDS = () => ({
+  command: [t("VIGIL.History.commands"), t("VIGIL.History.command")],
+  clock: [t("VIGIL.History.clockKind"), t("VIGIL.History.clock")],
+  correction: [t("VIGIL.History.corrections"), t("VIGIL.History.correction")],
+  undo: [t("VIGIL.History.undo"), t("VIGIL.History.undo")],
+});
 const CORRECTION_EVENTS = new Set(["corrected", "revived"]);
 
 function historyKind(entry) {
@@ -108,22 +108,22 @@ function historyMentions(entry, char) {
 /** What the entry's head says it was: the command's name for the GM (who is sent it), else its kind. */
 function entryLabel(entry) {
   const command = entry.command?.type ? CATALOGUE.commands[entry.command.type] : null;
-  return command ? t(command.label) : HISTORY_KINDS[historyKind(entry)][1];
+  return command ? t(command.label) : HISTORY_KINDS()[historyKind(entry)][1];
 }
 
 /** The filter's controls: the kinds once, the characters of this viewer's view as they come and go. */
 export function wireHistoryFilter() {
-  fillSelect($("history-kind"), [["", "Everything"], ...Object.entries(HISTORY_KINDS).map(([k, [words]]) => [k, words])]);
+  fillSelect($("history-kind"), [["", t("VIGIL.History.everything")], ...Object.entries(HISTORY_KINDS()).map(([k, [words]]) => [k, words])]);
   for (const id of ["history-char", "history-kind"]) $(id).addEventListener("change", () => renderHistory());
   $("history-filter").addEventListener("submit", (ev) => ev.preventDefault());
 }
 
 function filteredHistory(entries) {
-  if (page.client?.state) fillSelect($("history-char"), [["", "Everyone"], ...charList(page.client.state)]);
+  if (page.client?.state) fillSelect($("history-char"), [["", t("VIGIL.History.everyone")], ...charList(page.client.state)]);
   const char = $("history-char").value;
   const kind = $("history-kind").value;
   const shown = entries.filter((e) => (!char || historyMentions(e, char)) && (!kind || historyKind(e) === kind));
-  $("history-shown").textContent = char || kind ? `${shown.length} of ${entries.length} loaded entries` : "";
+  $("history-shown").textContent = char || kind ? t("VIGIL.History.shown", { shown: shown.length, loaded: entries.length }) : "";
   return shown;
 }
 
@@ -132,7 +132,7 @@ function renderHistory() {
   const entries = filteredHistory(loaded);
   swap(
     $("history"),
-    loaded.length && !entries.length ? h("li", { class: "history-none" }, "No loaded entry matches the filter; older entries may.") : entries.map((e) =>
+    loaded.length && !entries.length ? h("li", { class: "history-none" }, t("VIGIL.History.noMatch")) : entries.map((e) =>
       h(
         "li",
         { class: `entry ${e.undone ? "undone" : ""}`, dataset: { rev: String(e.rev), kind: historyKind(e) } },
@@ -144,7 +144,7 @@ function renderHistory() {
           h("time", { class: "game-time", datetime: new Date(e.wall * 1000).toISOString(), title: new Date(e.wall * 1000).toLocaleString() }, formatGameTime(e.at)),
           h("span", { class: "actor" }, actorName(e.actor)),
           h("span", { class: "muted entry-kind" }, entryLabel(e)),
-          e.undone ? h("span", { class: "undone-tag" }, "undone") : null,
+          e.undone ? h("span", { class: "undone-tag" }, t("VIGIL.History.undone")) : null,
         ),
         h("ul", { class: "events" }, e.events.map((ev) => h("li", {}, eventSentence(ev, page.names), eventDice(ev), explanation(ev, page.client.state?.system)))),
       ),

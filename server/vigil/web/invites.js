@@ -3,28 +3,28 @@
  * revocable with a confirmation.
  */
 
-import { h, swap } from "./common.js";
+import { h, swap, t } from "./common.js";
 import { $, confirmButton, page, run, say } from "./page.js";
 
 export async function refreshTokens() {
   const ack = await run({ type: "token.list" });
   if (!ack) return;
   const rows = ack.result
-    .filter((t) => !t.revoked)
-    .map((t) =>
+    .filter((tok) => !tok.revoked)
+    .map((tok) =>
       h(
         "tr",
-        { dataset: { token: t.token_id } },
-        h("td", {}, t.label || t.token_id, h("div", { class: "muted" }, t.role, t.chars?.length ? `: ${t.chars.map((c) => page.names[c] ?? c).join(", ")}` : "")),
-        h("td", {}, t.expires ? new Date(t.expires * 1000).toLocaleDateString() : "never"),
+        { dataset: { token: tok.token_id } },
+        h("td", {}, tok.label || tok.token_id, h("div", { class: "muted" }, tok.role, tok.chars?.length ? `: ${tok.chars.map((c) => page.names[c] ?? c).join(", ")}` : "")),
+        h("td", {}, tok.expires ? new Date(tok.expires * 1000).toLocaleDateString() : t("VIGIL.Page.never")),
         h(
           "td",
           {},
-          t.token_id === page.client.welcome?.token_id
-            ? h("span", { class: "muted" }, "this page")
-            : confirmButton(`Revoke ${t.label || t.token_id}`, "Revoke", async () => {
-                if (await run({ type: "token.revoke", token_id: t.token_id })) {
-                  say(`Revoked ${t.label || t.token_id}.`);
+          tok.token_id === page.client.welcome?.token_id
+            ? h("span", { class: "muted" }, t("VIGIL.Page.thisPage"))
+            : confirmButton(t("VIGIL.Page.revokeName", { name: tok.label || tok.token_id }), t("VIGIL.Page.revoke"), async () => {
+                if (await run({ type: "token.revoke", token_id: tok.token_id })) {
+                  say(t("VIGIL.Page.revoked", { name: tok.label || tok.token_id }));
                   refreshTokens();
                 }
               }, null, "token.revoke"),

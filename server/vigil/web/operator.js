@@ -19,7 +19,7 @@ export function buildOperator() {
     const ack = await run(body);
     if (ack) {
       gmLinks.set(ack.result.table, ack.result.url);
-      showLink($("created-link"), ack.result.url, `Table ${body.name} created. Its GM link:`);
+      showLink($("created-link"), ack.result.url, t("VIGIL.Page.tableCreated", { name: body.name }));
       $("new-name").value = "";
       $("new-id").value = "";
       refreshTables();
@@ -28,19 +28,19 @@ export function buildOperator() {
   $("import-table").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const file = $("import-file").files[0];
-    if (!file) return say("Choose an exported table file first.", "error");
+    if (!file) return say(t("VIGIL.Page.chooseFile"), "error");
     let document_;
     try {
       document_ = JSON.parse(await file.text());
     } catch {
-      return say(`${file.name} is not a JSON file.`, "error");
+      return say(t("VIGIL.Page.notJson", { file: file.name }), "error");
     }
     const ack = await run({ type: "table.import", document: document_ });
     if (ack) {
-      say(`Imported as table ${ack.result?.table ?? ""}.`);
+      say(t("VIGIL.Page.imported", { table: ack.result?.table ?? "" }));
       if (ack.result?.url) {
         gmLinks.set(ack.result.table, ack.result.url);
-        showLink($("created-link"), ack.result.url, "Its GM link:");
+        showLink($("created-link"), ack.result.url, t("VIGIL.Page.itsGmLink"));
       }
       refreshTables();
     }
@@ -60,7 +60,7 @@ export async function refreshTables() {
   if (!ack) return;
   const rows = ack.result.map((row) => {
     const linkCell = h("div", { class: "table-link" });
-    if (gmLinks.has(row.id)) showLink(linkCell, gmLinks.get(row.id), `GM link for ${row.name}:`);
+    if (gmLinks.has(row.id)) showLink(linkCell, gmLinks.get(row.id), t("VIGIL.Page.gmLinkFor", { name: row.name }));
     return h(
       "tr",
       { dataset: { table: row.id } },
@@ -69,38 +69,38 @@ export async function refreshTables() {
       // Another node's table: its owner alone knows these (a cluster).
       h("td", { class: "num" }, String(row.characters ?? "—")),
       h("td", { class: "num" }, String(row.rev ?? "—")),
-      h("td", {}, row.archived ? "archived" : "active"),
+      h("td", {}, row.archived ? t("VIGIL.Page.archived") : t("VIGIL.Page.active")),
       h(
         "td",
         {},
         h(
         "div",
         { class: "row-actions" },
-        h("button", { type: "button", class: "btn small", "aria-label": `GM link for ${row.name}`, onclick: () => openAsGm(row, linkCell) }, "GM link"),
-        h("button", { type: "button", class: "btn small", onclick: () => exportTable(row.id) }, "Export"),
+        h("button", { type: "button", class: "btn small", "aria-label": t("VIGIL.Page.gmLinkOf", { name: row.name }), onclick: () => openAsGm(row, linkCell) }, t("VIGIL.Page.gmLink")),
+        h("button", { type: "button", class: "btn small", onclick: () => exportTable(row.id) }, t("VIGIL.Page.export")),
         h(
           "button",
           { type: "button", class: "btn small", onclick: async () => (await run({ type: "table.archive", archived: !row.archived }, { table: row.id })) && refreshTables() },
-          row.archived ? "Unarchive" : "Archive",
+          row.archived ? t("VIGIL.Page.unarchive") : t("VIGIL.Page.archive"),
         ),
-        confirmButton(`Delete ${row.name}`, "Delete", async () => (await run({ type: "table.delete", table: row.id })) && refreshTables()),
+        confirmButton(t("VIGIL.Page.deleteName", { name: row.name }), t("VIGIL.Page.delete"), async () => (await run({ type: "table.delete", table: row.id })) && refreshTables()),
         ),
       ),
     );
   });
-  swap($("tables-body"), rows.length ? rows : h("tr", {}, h("td", { colspan: 6, class: "muted" }, "No tables yet.")));
+  swap($("tables-body"), rows.length ? rows : h("tr", {}, h("td", { colspan: 6, class: "muted" }, t("VIGIL.Page.noTables"))));
 }
 
 async function openAsGm(table, cell) {
   const ack = await run({ type: "token.mint", role: "gm", label: "dashboard" }, { table: table.id });
   if (!ack) return;
   gmLinks.set(table.id, ack.result.url);
-  showLink(cell, ack.result.url, `GM link for ${table.name}:`);
+  showLink(cell, ack.result.url, t("VIGIL.Page.gmLinkFor", { name: table.name }));
 }
 
 async function exportTable(tableId) {
   const ack = await run({ type: "table.export" }, { table: tableId });
   if (!ack) return;
   download(ack.result, `vigil-${tableId}.json`);
-  say("Exported.");
+  say(t("VIGIL.Page.exported"));
 }

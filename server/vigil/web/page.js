@@ -28,7 +28,7 @@ export function say(text, tone = "info") {
     "div",
     { class: `message tone-${tone}`, role: tone === "error" ? "alert" : "status" },
     h("span", {}, text),
-    h("button", { type: "button", class: "btn small", "aria-label": "Dismiss", onclick: () => note.remove() }, "×"),
+    h("button", { type: "button", class: "btn small", "aria-label": t("VIGIL.Page.dismissNotice"), onclick: () => note.remove() }, "×"),
   );
   box.append(note);
   while (box.children.length > 4) box.firstElementChild.remove();
@@ -106,13 +106,13 @@ export function showLink(container, url, caption, { keep = false } = {}) {
     onclick: async () => {
       try {
         await navigator.clipboard.writeText(url);
-        copied.textContent = "Copied.";
+        copied.textContent = t("VIGIL.Page.copied");
       } catch {
         field.select();
-        copied.textContent = "Select the text and copy it (Ctrl+C).";
+        copied.textContent = t("VIGIL.Page.copyByHand");
       }
     },
-  }, "Copy");
+  }, t("VIGIL.Page.copy"));
   const open = h("a", { class: "btn small", href: url, target: "_blank", rel: "noopener" }, t("VIGIL.Page.open"));
   const box = h("div", { class: "link-out" }, h("div", { class: "caption" }, caption), h("div", { class: "link-row" }, field, open, copy, copied));
   if (keep) {

@@ -23,7 +23,7 @@ export function renderDryh(state, gm) {
   const g = state.game;
   $("hope").textContent = String(g.hope ?? 0);
   $("despair").textContent = String(g.despair ?? 0);
-  $("session").textContent = g.session?.active ? `Session ${g.session.number}` : `No session (${g.session?.number ?? 0} played)`;
+  $("session").textContent = g.session?.active ? t("VIGIL.Page.session", { number: g.session.number }) : t("VIGIL.Page.noSession", { played: g.session?.number ?? 0 });
   const rolls = Object.entries(g.rolls ?? {});
   const boxes = rolls.map(([char, roll]) => rollBox(state, char, roll, gm));
   const lastRoll = lastResolvedRoll();
@@ -31,15 +31,15 @@ export function renderDryh(state, gm) {
     boxes.push(
       h(
         "section",
-        { class: "roll last-roll", dataset: { roll: lastRoll.protagonist, phase: "done" }, "aria-label": "Last roll" },
-        h("header", { class: "roll-head" }, h("h3", {}, `Last roll: ${page.names[lastRoll.protagonist] ?? lastRoll.protagonist}`)),
+        { class: "roll last-roll", dataset: { roll: lastRoll.protagonist, phase: "done" }, "aria-label": t("VIGIL.Page.lastRollLabel") },
+        h("header", { class: "roll-head" }, h("h3", {}, t("VIGIL.Page.lastRoll", { name: page.names[lastRoll.protagonist] ?? lastRoll.protagonist }))),
         diceByPool(lastRoll.dice, lastRoll.dominant, page.names, lastRoll.adjustments),
         reading(lastRoll),
         explanation({ params: { explain: lastRoll.explain } }, "dryh"),
       ),
     );
   }
-  swap($("rolls"), boxes.length ? [boxes, rolls.length ? null : h("p", { class: "muted" }, "No open roll.")] : h("p", { class: "muted" }, "No open roll."));
+  swap($("rolls"), boxes.length ? [boxes, rolls.length ? null : h("p", { class: "muted" }, t("VIGIL.Page.noOpenRoll"))] : h("p", { class: "muted" }, t("VIGIL.Page.noOpenRoll")));
 }
 
 function rollBox(state, char, roll, gm) {
@@ -61,12 +61,12 @@ function rollBox(state, char, roll, gm) {
             run({ type: "dryh.declare", char, madness: Number(f.madness.value), exhaustion_up: f.exhaustion_up.checked, talent: f.talent.value });
           },
         },
-        h("label", { for: `decl-m-${char}` }, "Madness dice"),
+        h("label", { for: `decl-m-${char}` }, t("VIGIL.Page.madnessDice")),
         h("select", { id: `decl-m-${char}`, name: "madness", dataset: { key: k("madness") } }, [0, 1, 2, 3, 4, 5, 6].map((n) => h("option", { value: n, selected: (d?.madness ?? 0) === n }, String(n)))),
-        h("label", { class: "check" }, h("input", { type: "checkbox", name: "exhaustion_up", checked: !!d?.exhaustion_up, dataset: { key: k("exh") } }), " Exhaustion +1"),
-        h("label", { for: `decl-t-${char}` }, "Talent"),
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "exhaustion_up", checked: !!d?.exhaustion_up, dataset: { key: k("exh") } }), ` ${t("VIGIL.Page.exhaustionUp")}`),
+        h("label", { for: `decl-t-${char}` }, t("VIGIL.Page.talent")),
         h("select", { id: `decl-t-${char}`, name: "talent", dataset: { key: k("talent") } }, talents.map((v) => h("option", { value: v, selected: d?.talent === v }, choiceText("dryh.declare", "talent", v)))),
-        h("button", { type: "submit", class: "btn", dataset: { key: k("declare") } }, "Declare"),
+        h("button", { type: "submit", class: "btn", dataset: { key: k("declare") } }, t("VIGIL.Page.declare")),
       ),
     );
   }
@@ -89,18 +89,18 @@ function rollBox(state, char, roll, gm) {
             },
           },
           helpers.length ? [
-            h("label", { for: `help-${char}` }, "Helper"),
+            h("label", { for: `help-${char}` }, t("VIGIL.Page.helper")),
             h("select", { id: `help-${char}`, name: "helper", dataset: { key: k("helper") } }, helpers.map(([id, ch]) => h("option", { value: id }, ch.name))),
-            h("button", { type: "submit", class: "btn", dataset: { key: k("help") } }, "Join as helper"),
+            h("button", { type: "submit", class: "btn", dataset: { key: k("help") } }, t("VIGIL.Page.joinAsHelper")),
           ] : null,
-          leaving.map((hid) => h("button", { type: "button", class: "btn small", onclick: () => run({ type: "dryh.help", char, helper: hid, leave: true }) }, `${page.names[hid] ?? hid} leaves`)),
+          leaving.map((hid) => h("button", { type: "button", class: "btn small", onclick: () => run({ type: "dryh.help", char, helper: hid, leave: true }) }, t("VIGIL.Page.leaves", { name: page.names[hid] ?? hid }))),
         ),
       );
     }
     const row = [];
     if (gm && state.options?.manual_dice) controls.push(manualRoll(state, char));
-    else if (offerFor(state, char, "dryh.roll")) row.push(h("button", { type: "button", class: "btn primary big", dataset: { key: k("roll"), command: "dryh.roll" }, onclick: () => run({ type: "dryh.roll", char }) }, `Roll for ${name}`));
-    if (gm && offerFor(state, char, "dryh.cancel")) row.push(h("button", { type: "button", class: "btn", dataset: { key: k("cancel"), command: "dryh.cancel" }, onclick: () => run({ type: "dryh.cancel", char }) }, "Cancel roll"));
+    else if (offerFor(state, char, "dryh.roll")) row.push(h("button", { type: "button", class: "btn primary big", dataset: { key: k("roll"), command: "dryh.roll" }, onclick: () => run({ type: "dryh.roll", char }) }, t("VIGIL.Page.rollFor", { name })));
+    if (gm && offerFor(state, char, "dryh.cancel")) row.push(h("button", { type: "button", class: "btn", dataset: { key: k("cancel"), command: "dryh.cancel" }, onclick: () => run({ type: "dryh.cancel", char }) }, t("VIGIL.Page.cancelRoll")));
     if (row.length) controls.push(h("div", { class: "row" }, row));
   }
   if (roll.phase === "rolled" || roll.phase === "adjusted") {
@@ -116,11 +116,11 @@ function rollBox(state, char, roll, gm) {
               run({ type: "dryh.despair_spend", char, pool: ev.target.pool.value, op: ev.target.op.value });
             },
           },
-          h("label", { for: `dsp-pool-${char}` }, "Despair: pool"),
+          h("label", { for: `dsp-pool-${char}` }, t("VIGIL.Page.despairPool")),
           h("select", { id: `dsp-pool-${char}`, name: "pool", dataset: { key: k("dpool") } }, choiceField("dryh.despair_spend", "pool").choices.map((p) => h("option", { value: p }, choiceText("dryh.despair_spend", "pool", p)))),
-          h("label", { for: `dsp-op-${char}` }, "Change"),
-          h("select", { id: `dsp-op-${char}`, name: "op", dataset: { key: k("dop") } }, h("option", { value: "add" }, "add a 6"), h("option", { value: "remove" }, "remove a 6")),
-          h("button", { type: "submit", class: "btn tone-danger", dataset: { key: k("despair") } }, "Spend despair"),
+          h("label", { for: `dsp-op-${char}` }, t("VIGIL.Page.change")),
+          h("select", { id: `dsp-op-${char}`, name: "op", dataset: { key: k("dop") } }, h("option", { value: "add" }, t("VIGIL.Page.addSix")), h("option", { value: "remove" }, t("VIGIL.Page.removeSix"))),
+          h("button", { type: "submit", class: "btn tone-danger", dataset: { key: k("despair") } }, t("VIGIL.Page.spendDespair")),
         ),
       );
     }
@@ -129,7 +129,7 @@ function rollBox(state, char, roll, gm) {
         h(
           "div",
           { class: "row" },
-          h("button", { type: "button", class: "btn tone-good", dataset: { key: k("hope"), command: "dryh.hope_improve" }, onclick: () => run({ type: "dryh.hope_improve", char }) }, "Spend hope: add a 1 to discipline"),
+          h("button", { type: "button", class: "btn tone-good", dataset: { key: k("hope"), command: "dryh.hope_improve" }, onclick: () => run({ type: "dryh.hope_improve", char }) }, t("VIGIL.Page.spendHope")),
         ),
       );
     }
@@ -149,10 +149,10 @@ function rollBox(state, char, roll, gm) {
             },
           },
           failures.length > 1 ? [
-            h("label", { for: `fail-${char}` }, "Failure consequence"),
+            h("label", { for: `fail-${char}` }, t("VIGIL.Page.failureConsequence")),
             h("select", { id: `fail-${char}`, name: "failure", dataset: { key: k("failure") } }, failures.map((f) => h("option", { value: f }, choiceText("dryh.resolve", "failure", f)))),
           ] : h("input", { type: "hidden", name: "failure", value: "none" }),
-          h("button", { type: "submit", class: "btn primary big", dataset: { key: k("resolve") } }, "Resolve"),
+          h("button", { type: "submit", class: "btn primary big", dataset: { key: k("resolve") } }, t("VIGIL.Page.resolve")),
         ),
       );
     }
@@ -166,7 +166,7 @@ function rollBox(state, char, roll, gm) {
       // The choices the server's view offers this viewer for `who` (none: another's to make).
       const choices = (Array.isArray(chooses) ? chooses : []).filter((v) => (v.who ?? char) === who).map((v) => v.choice);
       if (!choices.length) {
-        controls.push(h("p", { class: "muted pending-other" }, `${chooser} must choose a ${kindWord.toLowerCase()} consequence.`));
+        controls.push(h("p", { class: "muted pending-other" }, t("VIGIL.Page.mustChoose", { name: chooser, kind: kindWord.toLowerCase() })));
         continue;
       }
       controls.push(
@@ -180,9 +180,9 @@ function rollBox(state, char, roll, gm) {
               run({ type: "dryh.choose", char, who, choice: ev.target.choice.value });
             },
           },
-          h("label", { for: `choose-${char}-${who}` }, `${chooser} chooses (${kindWord})`),
+          h("label", { for: `choose-${char}-${who}` }, t("VIGIL.Page.chooses", { name: chooser, kind: kindWord })),
           h("select", { id: `choose-${char}-${who}`, name: "choice", dataset: { key: k(`choice-${who}`) } }, choices.map((c) => h("option", { value: c }, choiceText("dryh.choose", "choice", c)))),
-          h("button", { type: "submit", class: "btn primary", dataset: { key: k(`choose-${who}`) } }, "Choose"),
+          h("button", { type: "submit", class: "btn primary", dataset: { key: k(`choose-${who}`) } }, t("VIGIL.Page.choose")),
         ),
       );
     }
@@ -192,10 +192,10 @@ function rollBox(state, char, roll, gm) {
     : null;
   return h(
     "section",
-    { class: `roll phase-${roll.phase}`, dataset: { roll: char, phase: roll.phase }, "aria-label": `${name}'s roll` },
-    h("header", { class: "roll-head" }, h("h3", {}, `${name}'s roll`), h("span", { class: "muted" }, `${roll.pain} ${roll.kind} pain dice`), phaseTrack(roll.phase)),
+    { class: `roll phase-${roll.phase}`, dataset: { roll: char, phase: roll.phase }, "aria-label": t("VIGIL.Page.rollOf", { name }) },
+    h("header", { class: "roll-head" }, h("h3", {}, t("VIGIL.Page.rollOf", { name })), h("span", { class: "muted" }, `${roll.pain} ${roll.kind} pain dice`), phaseTrack(roll.phase)),
     decl && roll.phase !== "open" ? h("p", { class: "muted" }, decl) : null,
-    roll.helpers?.length ? h("p", { class: "muted" }, `Helpers: ${roll.helpers.map((x) => page.names[x] ?? x).join(", ")}`) : null,
+    roll.helpers?.length ? h("p", { class: "muted" }, t("VIGIL.Page.helpers", { names: roll.helpers.map((x) => page.names[x] ?? x).join(", ") })) : null,
     diceByPool(roll.dice, roll.dominant, page.names, roll.adjustments),
     reading(roll),
     explanation({ params: { explain: roll.explain } }, "dryh"),
@@ -223,7 +223,7 @@ function manualRoll(state, char) {
   return h(
     "div",
     { class: "manual-roll-box" },
-    h("p", { class: "note" }, "Manual dice: type the faces in the order the dice are drawn — discipline, exhaustion, madness, pain, then each helper's dice in joining order — or leave them empty for the server's dice."),
+    h("p", { class: "note" }, t("VIGIL.Page.manualDice")),
     form,
   );
 }

@@ -56,7 +56,7 @@ export function wireGmControls() {
   $("clock-advance").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const minutes = Number($("clock-minutes").value);
-    if (!(minutes > 0)) return say("Give a number of minutes above zero.", "error");
+    if (!(minutes > 0)) return say(t("VIGIL.Page.minutesAboveZero"), "error");
     run({ type: "clock.set", to: page.client.gameNow() + minutes * 60 });
   });
   $("combat-start").addEventListener("click", () => run({ type: "combat.start" }));
@@ -71,18 +71,18 @@ export function wireGmControls() {
   $("invite-player").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const chars = [...document.querySelectorAll("#invite-chars input:checked")].map((i) => i.value);
-    if (!chars.length) return say("Tick the characters this player plays.", "error");
-    const label = $("invite-label").value.trim() || `${chars.map((c) => page.names[c] ?? c).join(", ")}'s player`;
+    if (!chars.length) return say(t("VIGIL.Page.tickCharacters"), "error");
+    const label = $("invite-label").value.trim() || t("VIGIL.Page.playerOf", { names: chars.map((c) => page.names[c] ?? c).join(", ") });
     const ack = await run({ type: "token.mint", role: "player", chars, label });
     if (ack) {
-      showLink($("invite-out"), ack.result.url, `Player link (${label}):`, { keep: true });
+      showLink($("invite-out"), ack.result.url, t("VIGIL.Page.playerLink", { label }), { keep: true });
       refreshTokens();
     }
   });
   $("invite-spectator").addEventListener("click", async () => {
     const ack = await run({ type: "token.mint", role: "spectator", label: $("spectator-label").value.trim() || "stream" });
     if (ack) {
-      showLink($("invite-out"), ack.result.url, "Spectator link (add &layout=overlay for OBS):", { keep: true });
+      showLink($("invite-out"), ack.result.url, t("VIGIL.Page.spectatorLink"), { keep: true });
       refreshTokens();
     }
   });
@@ -126,13 +126,13 @@ export function renderTable() {
   if (gm) fillSelect($("open-char"), chars);
   const selected = gm || player ? selectedChar() : null;
   const cards = Object.entries(state.characters).map(([id, ch]) => characterCard(state.system, id, ch, gm ? cardControls(id, ch, selected) : null));
-  swap($("characters"), cards.length ? cards : h("p", { class: "muted" }, "No characters yet."));
+  swap($("characters"), cards.length ? cards : h("p", { class: "muted" }, t("VIGIL.Page.noCharacters")));
 
   if (state.system === "dryh") renderDryh(state, gm);
   if (!gm && !player) return;
 
   const sel = state.characters[selected];
-  $("act-title").textContent = sel ? `Act on ${sel.name}` : "Act on a character";
+  $("act-title").textContent = sel ? t("VIGIL.Page.actOnName", { name: sel.name }) : t("VIGIL.Page.actOnSomeone");
   $("act-none").hidden = actable.length > 0;
   renderForms(state, selected);
   if (gm) {
@@ -154,7 +154,7 @@ function cardControls(id, ch, selected) {
         type: "button",
         class: `btn small ${selected === id ? "active" : ""}`,
         "aria-pressed": String(selected === id),
-        "aria-label": `${selected === id ? "Acting on" : "Act on"} ${ch.name}`,
+        "aria-label": t(selected === id ? "VIGIL.Page.actingOnName" : "VIGIL.Page.actOnName", { name: ch.name }),
         dataset: { key: `pick:${id}` },
         onclick: () => {
           $("act-char").value = id;
@@ -162,9 +162,9 @@ function cardControls(id, ch, selected) {
           $("actions").scrollIntoView({ block: "nearest" });
         },
       },
-      selected === id ? "Acting on" : "Act on",
+      selected === id ? t("VIGIL.Page.actingOn") : t("VIGIL.Page.actOn"),
     ),
-    h("label", { for: visId, class: "inline" }, "Visible", h("span", { class: "sr-only" }, ` (${ch.name})`)),
+    h("label", { for: visId, class: "inline" }, t("VIGIL.Page.visible"), h("span", { class: "sr-only" }, ` (${ch.name})`)),
     h(
       "select",
       {
@@ -174,7 +174,7 @@ function cardControls(id, ch, selected) {
       },
       ["full", "status", "hidden"].map((v) => h("option", { value: v, selected: ch.visibility === v }, t(`VIGIL.Choice.visibility.${v}`))),
     ),
-    confirmButton(`Remove ${ch.name}`, "Remove", () => run({ type: "character.remove", char: id }), `remove:${id}`, "character.remove"),
+    confirmButton(t("VIGIL.Page.removeName", { name: ch.name }), t("VIGIL.Page.remove"), () => run({ type: "character.remove", char: id }), `remove:${id}`, "character.remove"),
   );
 }
 
@@ -222,9 +222,9 @@ function undoWhat(u) {
 
 function renderClock(state) {
   const c = state.clock;
-  $("clock-mode").textContent = c.mode === "running" ? `running ${c.rate}×` : c.mode;
+  $("clock-mode").textContent = c.mode === "running" ? t("VIGIL.Page.running", { rate: c.rate }) : t(`VIGIL.Page.clock.${c.mode}`);
   $("clock-mode").dataset.mode = c.mode;
-  $("combat-state").textContent = c.in_combat ? `Combat · round ${c.round}` : "No combat";
+  $("combat-state").textContent = c.in_combat ? t("VIGIL.Page.combatRound", { round: c.round }) : t("VIGIL.Page.noCombat");
 }
 
 /** The dice period's fingerprint in the top bar and the history's verify button, both opening /verify. */
