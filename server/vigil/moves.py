@@ -23,6 +23,22 @@ from typing import Any
 from vigil import permissions
 from vigil.rules.game import Game
 from vigil.rules.legal import ACCEPTED, Move, commands_of, subject_field, tag_of
+from vigil.views import GM, Audience, CharacterRender
+
+
+def view_legal(
+    system: Game, moves: Iterable[Move], audience: Audience, chars: dict[str, CharacterRender]
+) -> dict[str, Any] | None:
+    """The ``legal`` of ``audience``'s view: the GM's over every character,
+    a player's over those it sees (its own, and the others not hidden);
+    None for spectators and players without a character here, who send
+    nothing."""
+    if audience.kind == GM:
+        return audience_moves(system, moves, "gm", frozenset(), chars.keys())
+    if audience.kind != "player" or not any(c in chars for c in audience.chars):
+        return None
+    seen = [cid for cid, r in chars.items() if cid in audience.chars or r.visibility != "hidden"]
+    return audience_moves(system, moves, "player", audience.chars, seen)
 
 
 def audience_moves(

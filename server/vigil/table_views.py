@@ -16,7 +16,7 @@ from typing import Any
 
 from vigil import treepatch
 from vigil.clock_anchor import Anchor
-from vigil.moves import audience_moves
+from vigil.moves import view_legal
 from vigil.rules.game import Game
 from vigil.rules.legal import Move, legal_moves
 from vigil.views import (
@@ -173,17 +173,13 @@ class TableViews:
         )
 
     def _legal(self, audience: Audience) -> dict[str, Any] | None:
-        """What ``audience`` is offered now (:mod:`vigil.moves`); None for
-        spectators and players without a character here, who send nothing."""
+        """What ``audience`` is offered now (:func:`vigil.moves.view_legal`),
+        from the rules' legal moves of this state, made once for all."""
         if audience.kind != GM and not self._plays(audience):
             return None
         if self._moves is None:
             self._moves = legal_moves(self.system, self._state)
-        chars = self._current_renders()
-        if audience.kind == GM:
-            return audience_moves(self.system, self._moves, "gm", frozenset(), chars.keys())
-        seen = [cid for cid, r in chars.items() if cid in audience.chars or r.visibility != "hidden"]
-        return audience_moves(self.system, self._moves, "player", audience.chars, seen)
+        return view_legal(self.system, self._moves, audience, self._current_renders())
 
     def _current_renders(self) -> dict[str, CharacterRender]:
         if self._renders is None:
