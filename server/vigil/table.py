@@ -251,6 +251,11 @@ class Table:
         """``audience``'s view of the current state."""
         return self._views.view(audience)
 
+    def legal(self, audience: Audience) -> dict[str, Any] | None:
+        """The moves ``audience`` is offered now (None for one that sends
+        nothing: spectators, a player with no character here)."""
+        return self._views.legal(audience)
+
     def watch(self, audience: Audience) -> dict[str, Any]:
         """The view ``audience`` was sent; from now on every commit returns
         its patch too."""

@@ -139,10 +139,7 @@ class TableViews:
         if audience.kind == GM:
             return ("gm",)
         own = audience.chars
-        seen = tuple(_seen_as(r, cid in own) for cid, r in self._current_renders().items())
-        # A player is offered its own moves (``legal``): its view is its own
-        # even where it sees the characters as the spectators do.
-        return (*seen, "@" + ",".join(sorted(own))) if self._plays(audience) else seen
+        return tuple(_seen_as(r, cid in own) for cid, r in self._current_renders().items())
 
     def _plays(self, audience: Audience) -> bool:
         """Whether ``audience`` is a player with a character at the table
@@ -169,12 +166,15 @@ class TableViews:
             old_games=self._old_games,
             clock=self._clock,
             shared=self._shared,
-            legal=self._legal(audience),
         )
 
-    def _legal(self, audience: Audience) -> dict[str, Any] | None:
+    def legal(self, audience: Audience) -> dict[str, Any] | None:
         """What ``audience`` is offered now (:func:`vigil.moves.view_legal`),
-        from the rules' legal moves of this state, made once for all."""
+        from the rules' legal moves of this state, made once for all who
+        ask. Not part of the view: finding the legal moves puts a few
+        hundred candidate commands to the rules (tens of milliseconds), far
+        more than a change costs, so it is made only when a page asks
+        (the ``legal`` request), once per state."""
         if audience.kind != GM and not self._plays(audience):
             return None
         if self._moves is None:

@@ -226,7 +226,6 @@ def build_view(
     old_games: GameViews | None = None,
     clock: dict[str, Any] | None = None,
     shared: dict[str, Any] | None = None,
-    legal: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``games`` memoizes the game's table-level view per (full, status)
     character sets for one state: audiences that see the same characters
@@ -235,9 +234,7 @@ def build_view(
     ``shared`` is the game's own memo for this state (``Game.public_table``).
     ``undo`` is what the GM's undo would take back now (the GM's alone, as
     the history's commands are). ``dice`` is the dice period's public part
-    (its commitment, never its seed), the same for every audience.
-    ``legal`` is what this audience is offered now (:mod:`vigil.moves`;
-    the GM's and players' views only)."""
+    (its commitment, never its seed), the same for every audience."""
     is_gm = audience.kind == GM
     characters: dict[str, Any] = {}
     for cid, render in chars.items():
@@ -275,8 +272,6 @@ def build_view(
     }
     if dice is not None:
         view["dice"] = dice
-    if legal is not None:
-        view["legal"] = legal
     if is_gm:
         view["options"] = msgspec.to_builtins(state.options)
         view["settings"] = dict(settings)

@@ -158,6 +158,9 @@ async def test_every_offered_move_is_accepted_and_none_is_missing(
                 assert reply["type"] == "ack", (body, reply)
                 for page in (gm, player):
                     await page.wait_for_function("(r) => window.vigil.rev >= r", arg=reply["rev"])
+            # The page asks for its legal moves once the table is quiet (core/client.js).
+            for page in (gm, player):
+                await page.wait_for_function("() => window.vigil.legalRev === window.vigil.rev")
             offered = await _check(vigil_server, system, table, tokens["gm"], gm, "gm", frozenset())
             mine = await _check(vigil_server, system, table, tokens["gm"], player, "player", own)
             checked += len(offered) + len(mine)

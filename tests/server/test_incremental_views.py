@@ -14,14 +14,12 @@ from tests.support.json_docs import exact
 
 from bench import workload
 from vigil import treepatch
-from vigil.moves import view_legal
 from vigil.net.config import Config
 from vigil.net.fanout import encode
 from vigil.protocol import command_decoder
 from vigil.rules.dice import RandomDice
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.games import GAMES
-from vigil.rules.legal import legal_moves
 from vigil.rules.outcome import RuleError
 from vigil.table import Table, public_dice
 from vigil.table_views import AudiencePatch
@@ -44,7 +42,6 @@ def _fresh_view(table: Table, audience: Audience) -> dict[str, Any]:
         settings=table.settings,
         undo=table.undo_next(),
         dice=public_dice(table.doc["dice"]),
-        legal=view_legal(table.system, legal_moves(table.system, table.state), audience, chars),
     )
 
 

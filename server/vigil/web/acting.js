@@ -129,14 +129,17 @@ function placeForms(container, prefix, entries, identity, data, extraFor = () =>
 /** This page's viewer, as core/offers.js takes it. */
 const viewer = () => ({ role: page.client.role, own: page.client.ownCharacters ?? [] });
 
-let offersMemo = { rev: null, byChar: new Map() };
+let offersMemo = { key: null, byChar: new Map() };
 /**
  * What this viewer may send now for character `char` (core/offers.js
  * characterOffers: the same offers as the Foundry window, with the state's
- * legal moves, pending choices and waits), memoized per drawn rev.
+ * legal moves, pending choices and waits), memoized per drawn rev and the
+ * rev of the legal moves drawn with it (they come after the state: the
+ * client asks for them once the table is quiet).
  */
 function offersFor(state, char) {
-  if (offersMemo.rev !== page.client.rev) offersMemo = { rev: page.client.rev, byChar: new Map() };
+  const key = `${page.client.rev}/${page.client.legalRev}`;
+  if (offersMemo.key !== key) offersMemo = { key, byChar: new Map() };
   if (!offersMemo.byChar.has(char)) offersMemo.byChar.set(char, char && state.characters[char] ? characterOffers(CATALOGUE, state, char, viewer()) : []);
   return offersMemo.byChar.get(char);
 }

@@ -41,7 +41,8 @@ function start(token) {
   page.token = token;
   $("login").hidden = true;
   $("signout").hidden = false;
-  page.client = new VigilClient({ url: wsUrl(), token, clientName: "vigil-web" });
+  // The GM's and a player's page offer only the moves the server would accept (state.legal).
+  page.client = new VigilClient({ url: wsUrl(), token, clientName: "vigil-web", followLegal: true });
   window.vigil = page.client;
   page.client.addEventListener("status", (ev) => showStatus(ev.detail.status));
   page.client.addEventListener("welcome", (ev) => {
@@ -49,6 +50,8 @@ function start(token) {
     onWelcome(ev.detail);
   });
   page.client.addEventListener("state", () => scheduleRender());
+  // The moves offered come after the state they are for (followLegal): only the offers change.
+  page.client.addEventListener("legal", () => scheduleRender({ history: false }));
   page.client.addEventListener("refused", (ev) => {
     forgetToken(TOKEN_KEY);
     $("gm").hidden = true;

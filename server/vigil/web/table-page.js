@@ -19,8 +19,8 @@ import { renderDryh } from "./roll-panel.js";
 let built = null; // the system the GM view was built for
 
 let renderQueued = false;
-export function scheduleRender() {
-  historyChanged();
+export function scheduleRender({ history = true } = {}) {
+  if (history) historyChanged();
   if (renderQueued) return;
   renderQueued = true;
   requestAnimationFrame(() => {
