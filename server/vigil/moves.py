@@ -70,6 +70,9 @@ def _offer(
             return False
         return role != "player" or permissions.may_target(own, body, seen)
 
+    if move.verdict != ACCEPTED and move.variants:
+        near = [v for v, b in zip(move.variants, move.bodies, strict=True) if may(b)]
+        return near if near and any(near) else (move.verdict if near else None)
     if move.verdict != ACCEPTED:
         body: dict[str, Any] = {"type": move.tag}
         if subject is not None:

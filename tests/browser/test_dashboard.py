@@ -387,6 +387,11 @@ async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerP
     await expect(message).to_contain_text("Ysolde")
     text = await message.text_content()
     assert text and "tn_required" not in text and "cannot_act" not in text and "{" not in text
+    # The demo table is the other tests' too: the three changes taken back, newest first.
+    for _ in range(3):
+        undone = await ws_command(vigil_server, vigil_server.gm_token, {"type": "undo"})
+        assert undone["type"] == "ack", undone
+    await expect(ysolde.locator("[data-badge=dying]")).to_have_count(0)
 
     # A toast (an advance of no minutes, past the input's own check) covers
     # neither the Advance button nor the Corrections form, and lets a click

@@ -86,9 +86,10 @@ class Move:
     ``tag`` is the command's wire type; ``subject`` the character it acts
     on (its first character field; None for a table-wide command);
     ``verdict`` is :data:`ACCEPTED` or :data:`VALUES`; ``variants`` the
-    accepted assignments of the fields that were varied beyond the subject
-    (another character, a choice, a thing on the sheet, a flag), each with
-    the whole body that was accepted (``bodies``, same order)."""
+    assignments of the fields that were varied beyond the subject (another
+    character, a choice, a thing on the sheet, a flag) that were accepted
+    (or, for VALUES, refused only for a value the person gives), each with
+    its whole probe body (``bodies``, same order)."""
 
     tag: str
     subject: str | None
@@ -312,7 +313,8 @@ def _judge(system: Game, table: Any, cls: type[Command], subject: str | None) ->
         return Move(tag_of(cls), subject, VALUES, (), ()) if code in VALUE_REFUSALS else None
     variants: list[dict[str, Any]] = []
     bodies: list[dict[str, Any]] = []
-    values = False
+    near: list[dict[str, Any]] = []  # refused only for a value the person gives
+    near_bodies: list[dict[str, Any]] = []
     for tries, combo in enumerate(itertools.product(*candidates)):
         if tries >= _MAX_TRIES:
             # Too many to list: the form's fields decide, the server judges.
@@ -322,10 +324,13 @@ def _judge(system: Game, table: Any, cls: type[Command], subject: str | None) ->
             variants.append({fields[i].name: combo[i] for i in varied})
             bodies.append(_body(cls, fields, list(combo)))
         elif refusal[0] in VALUE_REFUSALS:
-            values = True
+            near.append({fields[i].name: combo[i] for i in varied})
+            near_bodies.append(_body(cls, fields, list(combo)))
     if bodies:
         return Move(tag_of(cls), subject, ACCEPTED, tuple(variants), tuple(bodies))
-    return Move(tag_of(cls), subject, VALUES, (), ()) if values else None
+    # Legal with the right values: the variants that only lack them (a
+    # stabilize attempt's helper and kit, its TN the GM's to give).
+    return Move(tag_of(cls), subject, VALUES, tuple(near), tuple(near_bodies)) if near else None
 
 
 def _body(cls: type[Command], fields: Sequence[_Field], combo: Sequence[Any]) -> dict[str, Any]:

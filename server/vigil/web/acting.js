@@ -77,6 +77,7 @@ async function submitForm(body, sent) {
   // The patch may have rebuilt the form meanwhile: draw into the one shown.
   const form = slots.get(sent.dataset.slot)?.form ?? sent;
   form.dataset.result = "ack";
+  form.dataset.actedFor = $("act-char").value;
   if (body.type === "table.export") download(ack.result, `vigil-${page.client.tableId ?? "table"}.json`);
   const out = form.querySelector(".form-result") ?? form.appendChild(h("div", { class: "form-result", role: "status", "aria-live": "polite" }));
   let lines = [h("p", { class: "muted" }, t("VIGIL.Page.done"))];
@@ -159,7 +160,7 @@ function actingForms(state, selected) {
   const answers = (e) => waiting.some((w) => w.answers.includes(e.type));
   const acting = tableCommands(state.system)
     .filter((e) => e.scope === "character" && !BESPOKE.has(e.type) && mayUse(e))
-    .filter((e) => offers.has(e.type) || (page.client.role === "player" && answered(e, selected)));
+    .filter((e) => offers.has(e.type) || answered(e, selected));
   acting.sort((a, b) => Number(answers(b)) - Number(answers(a)));
   const ctxFor = (entry) => {
     const offer = offers.get(entry.type);
@@ -172,14 +173,14 @@ function actingForms(state, selected) {
 }
 
 /**
- * A player's answer to what waited on its character (a fall taken or
- * broken) keeps its form in view, its button off, with the outcome under
- * it: what waited is over, but the outcome should not vanish with the form.
- * Until the player picks another character or the form is needed again.
+ * A form just sent keeps its place, its button off, with the outcome under
+ * it, when the move it made is no longer legal (a fall taken, a helper now
+ * busy): the outcome should not vanish with the form. Until another
+ * character is picked or the form is offered again.
  */
 function answered(entry, selected) {
   const form = slots.get(`act:${entry.type}`)?.form;
-  return Boolean(form?.isConnected && form.dataset.result === "ack" && form.querySelector("[name='char']")?.value === selected);
+  return Boolean(form?.isConnected && form.dataset.result === "ack" && form.dataset.actedFor === selected);
 }
 
 /** The forms of the "Act on" panel and (GM) the table panel. */
