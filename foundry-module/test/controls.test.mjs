@@ -486,8 +486,22 @@ async function moduleConnection(env, url, token) {
   return conn;
 }
 
+/**
+ * Until `conn` holds the moves legal in the state it shows: they come after
+ * the state (core/client.js followLegal), as a person sees the window's
+ * offers follow a change a moment later.
+ */
+async function movesCame(conn) {
+  const deadline = Date.now() + 10_000;
+  while (conn.client.legalRev !== conn.client.rev) {
+    if (Date.now() > deadline) throw new Error(`no legal moves for rev ${conn.client.rev}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** Submit a window form as `env`'s user; resolve once the command's patch is in every connection's state. */
 async function press(env, conn, tokenDoc, id, setup = () => {}, everyone = [conn]) {
+  await movesCame(conn);
   install(env);
   const sent = [];
   const spy = { client: conn.client, state: conn.state, send: (body) => { const p = conn.send(body); sent.push(p); return p; } };
@@ -529,6 +543,7 @@ test("a DRYH roll through the window against a real server: help → roll → de
   await press(gmEnv, g, tok("mina"), "dryh.declare", (root) => { field(root, "dryh.declare", "madness").value = "1"; }, both);
   // The window's roll body with the GM's manual faces (discipline 1 2 3,
   // madness 5, pain 4 4, Jack's 1 2 3): madness dominates, a success.
+  await movesCame(g);
   install(gmEnv);
   const { body: roll } = readForm(form(buildPanel(new FakeDocument(), { connection: g, tokenDoc: tok("mina") }), "dryh.roll"));
   assert.deepEqual(roll, { type: "dryh.roll", char: "mina" });
