@@ -54,6 +54,7 @@ def test_each_kind_of_message_reads_as_a_sentence_about_its_field() -> None:
 def test_a_pattern_refusal_says_what_that_field_allows() -> None:
     """Each pattern's own characters, read from the pattern (a nonce is hex
     digits, a table id has no dots), never one sentence for all."""
+
     def reason(typ: object, value: str) -> str:
         try:
             msgspec.convert(value, typ)
