@@ -10,7 +10,7 @@
  */
 
 import { formatCountdown } from "/client/core/clock.js";
-import { CALM_COUNTDOWNS, HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, countdownsOf, nextRandom, poolKey, rattleAt, readDie } from "/client/core/display.js";
+import { CALM_COUNTDOWNS, HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, countdownsOf, poolKey, rattleAt, readDie } from "/client/core/display.js";
 import { h, t } from "./common.js";
 
 // The display model (letters, shapes, tones, die readings) is the client
