@@ -110,10 +110,10 @@ async def node(postgres_url: str, redis_url: str) -> AsyncIterator[Node]:
     hub = make_hub(config, store)
     try:
         await hub.start()
-        assert isinstance(hub.cluster, Cluster)
+        assert isinstance(hub.placement, Cluster)
         host = await hub.create_table("mettle", "Friday", {}, "t1")
         token, _record = await hub.mint(host, "gm", [], "gm", None)
-        yield Node(hub=hub, cluster=hub.cluster, host=host, gm_token=token)
+        yield Node(hub=hub, cluster=hub.placement, host=host, gm_token=token)
     finally:
         await hub.stop()
         store.close()

@@ -46,7 +46,7 @@ async def start(config: Config) -> tuple[Hub, Server]:
     store = open_store(config.store, config.db_path, config.durability)
     hub = make_hub(config, store)
     await hub.start()
-    if config.demo and not hub.hosts and (hub.cluster is None or not await asyncio.to_thread(store.tables)):
+    if config.demo and not hub.hosts and not await hub.placement.others():
         # Only into an empty store: a node of a cluster may hold none of the
         # tables of a store that has them all (a race of two first nodes
         # ends with one demo table).
@@ -88,8 +88,7 @@ def make_hub(config: Config, store: Store) -> Hub:
 
         if not isinstance(store, PostgresStore):
             raise ValueError("a cluster's nodes share a PostgreSQL store")
-        hub.cluster = cluster = Cluster(hub, store)
-        hub.fanout.relay = cluster
+        hub.placement = hub.fanout.relay = Cluster(hub, store)
     return hub
 
 

@@ -40,7 +40,6 @@ import contextlib
 import itertools
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -52,14 +51,15 @@ from vigil.net import bus as busmod
 from vigil.net import cluster_wire as wire
 from vigil.net import connection, metrics
 from vigil.net.errors import error_message
-from vigil.net.fanout import Reply
+from vigil.net.follower import Action, Answered, CheckOwner, Close, Follower, Send
 from vigil.net.host import Conn, RemoteConn, Rendered, TableHost
 from vigil.net.hub import Hub
+from vigil.net.relay import Reply
 from vigil.net.tasks import Tasks
 from vigil.net.writer import end
 from vigil.protocol import Hello
-from vigil.store.base import Unavailable
-from vigil.store.leases import Lease, Leases
+from vigil.store.base import TableRecord, Unavailable
+from vigil.store.leases import Leases
 from vigil.store.postgres import PostgresStore
 
 log = structlog.get_logger("vigil")
@@ -74,35 +74,19 @@ KEY_SECONDS = 5.0
 HELLO_STORE_SECONDS = 2.0
 
 
-@dataclass(eq=False)
-class Mirror:
-    """This node's connections to a table another node owns, under the lease
-    ``lease``: its node's name and its fence. The fence tells a new owner
-    even when the name does not (a node restarted under its own id)."""
-
-    lease: Lease
-    conns: dict[int, Conn] = field(default_factory=dict)
-    # Per connection: the audience it is sent, and the rev and epoch its
-    # view is at (from its snapshot or replay, then each bundle).
-    keys: dict[int, str] = field(default_factory=dict)
-    seen: dict[int, tuple[int, int]] = field(default_factory=dict)
-    # Attaches not done yet, with their deadlines: done once both the
-    # audience (Attached) and a first view (a Deliver with its rev) came;
-    # either may be lost on the bus, and a connection without them would
-    # wait for ever (no bundle or beacon concerns a connection without a
-    # view).
-    attaching: dict[int, float] = field(default_factory=dict)
-    heard: float = field(default_factory=time.monotonic)
-
-
 class Cluster:
+    # A node that stops hands its tables to the others, clocks running.
+    hands_over = True
+
     def __init__(self, hub: Hub, store: PostgresStore) -> None:
         config = hub.config
         self.hub = hub
         self.node = config.node
         self.leases = Leases(store, self.node, config.lease_seconds)
         self.bus = busmod.Bus(config.bus, self.node, self._on_message)
-        self.mirrors: dict[str, Mirror] = {}
+        # The tables other nodes own that this node's connections watch,
+        # each followed by its pure state machine (vigil.net.follower).
+        self.followed: dict[str, Follower] = {}
         self.conns: dict[int, Conn] = {}  # this node's connections to other nodes' tables
         # This node's operator connections waiting for a request forwarded
         # (attached to no table, so not among ``conns``).
@@ -189,9 +173,8 @@ class Cluster:
             # No heartbeat for a lease (paused, cut off): to the other nodes
             # this one looked dead, and their sweeps let its connections go
             # (below). Each resumes, to be attached again.
-            for mirror in list(self.mirrors.values()):
-                for conn in list(mirror.conns.values()):
-                    self._shut(conn, CloseCode.TRY_AGAIN_LATER, "resync")
+            for table_id, follower in list(self.followed.items()):
+                self._perform(table_id, follower, follower.resync())
         self._renewed = began
         for table_id in lost:
             host = self.hub.hosts.get(table_id)
@@ -215,8 +198,21 @@ class Cluster:
     def forget(self, table_id: str) -> None:
         self.leases.forget(table_id)
 
+    def given_up(self, record: TableRecord) -> None:
+        """Its fence no longer named: the next sweep takes it again
+        (reloaded from the store) unless another node has."""
+        self.forget(record.id)
+
+    def serves(self, table_id: str) -> bool:
+        return table_id in self.hub.hosts
+
+    async def others(self) -> list[TableRecord]:
+        records = await asyncio.to_thread(self.leases.store.tables)
+        return [r for r in records if r.id not in self.hub.hosts]
+
     def health(self) -> dict[str, Any]:
         return {
+            "owned": len(self.hub.hosts),
             "node": self.node,
             "bus": self.bus.location,
             "bus_connected": self.bus.connected,
@@ -452,23 +448,22 @@ class Cluster:
             claims.expires,
         )
         conn.table = table_id
-        former = self.mirrors.get(table_id)
-        if former is not None and former.lease != lease:
+        former = self.followed.get(table_id)
+        if former is not None and former.owner != lease:
             # The table moved (to another node, or to a new process of the
             # same name): this node's connections attached to its former
             # owner resume where it is now. Taking the new lease alone would
             # hide the move from them (beacons and checks compare with it),
             # attached to an owner that does not know them.
             log.info("table_owner_changed", table=table_id, owner=lease.node, fence=lease.fence)
-            self._resume_elsewhere(list(former.conns.values()))
+            self._perform(table_id, former, former.owned_by(lease))
         # Among the table's connections before the subscription is awaited:
         # a last connection leaving meanwhile then does not unsubscribe the
         # channel (:meth:`_unsubscribe`), and every hello waits until Redis
         # has confirmed it, not only the first.
-        mirror = self.mirrors.setdefault(table_id, Mirror(lease=lease))
-        mirror.lease = lease
-        mirror.conns[conn.ref] = conn
-        mirror.attaching[conn.ref] = time.monotonic() + self.hub.config.forward_seconds
+        now = time.monotonic()
+        follower = self.followed.setdefault(table_id, Follower(owner=lease, heard=now))
+        follower.join(conn.ref, lease, now + self.hub.config.forward_seconds)
         self.conns[conn.ref] = conn
         try:
             await self.bus.subscribe(busmod.table_channel(table_id))
@@ -498,10 +493,10 @@ class Cluster:
         hub = self.hub
         operator = None
         if table_id is None:
-            mirror = self.mirrors.get(conn.table or "")
-            if mirror is None:
+            follower = self.followed.get(conn.table or "")
+            if follower is None:
                 return
-            owner, table_id = mirror.lease.node, conn.table or ""
+            owner, table_id = follower.owner[0], conn.table or ""
         else:  # an operator's command for a table owned elsewhere
             operator = conn.token_id
             if not conn.ref:
@@ -539,8 +534,11 @@ class Cluster:
                 # done. Every connection to that table resumes elsewhere (the
                 # client sends it again once reconnected).
                 metrics.FORWARDED.labels("unowned").inc()
-                mirror = self.mirrors.get(table_id)
-                self._resume_elsewhere(list(mirror.conns.values()) if mirror is not None else [conn])
+                follower = self.followed.get(table_id)
+                if follower is not None:
+                    self._perform(table_id, follower, follower.owned_by(None))
+                else:
+                    self._resume_elsewhere([conn])
                 return
             try:
                 await asyncio.wait_for(waiter, hub.config.forward_seconds)
@@ -556,23 +554,20 @@ class Cluster:
     def leave(self, conn: Conn) -> None:
         """``conn`` closed (or was refused): its owner forgets it."""
         self.conns.pop(conn.ref, None)
-        mirror = self.mirrors.get(conn.table or "")
-        if mirror is None or mirror.conns.pop(conn.ref, None) is None:
+        follower = self.followed.get(conn.table or "")
+        if follower is None or not follower.leave(conn.ref):
             return
-        mirror.keys.pop(conn.ref, None)
-        mirror.seen.pop(conn.ref, None)
-        mirror.attaching.pop(conn.ref, None)
         detach = wire.Detach(t=conn.table or "", node=self.node, ref=conn.ref)
-        self.bus.publish(busmod.inbox(mirror.lease.node), wire.encoder.encode(detach))
-        if not mirror.conns:
-            del self.mirrors[conn.table or ""]
+        self.bus.publish(busmod.inbox(follower.owner[0]), wire.encoder.encode(detach))
+        if follower.empty:
+            del self.followed[conn.table or ""]
             self._spawn(self._unsubscribe(conn.table or ""))
 
     async def _unsubscribe(self, table_id: str) -> None:
         """No connection of this node watches ``table_id``: its channel is
         left, unless a hello for it came since (it found the channel
         subscribed, and sent nothing)."""
-        if table_id not in self.mirrors:
+        if table_id not in self.followed:
             await self.bus.unsubscribe(busmod.table_channel(table_id))
 
     def _shut(self, conn: Conn, code: CloseCode, reason: str) -> None:
@@ -598,15 +593,10 @@ class Cluster:
             await asyncio.sleep(period)
             self.beacons()
             now = time.monotonic()
-            for table_id, mirror in list(self.mirrors.items()):
-                for ref, deadline in list(mirror.attaching.items()):
-                    if now > deadline and ref in mirror.conns:
-                        self._shut(mirror.conns[ref], CloseCode.TRY_AGAIN_LATER, "no answer")
-                if now - mirror.heard > quiet:
-                    mirror.heard = now
-                    self._spawn(self._check_owner(table_id, mirror))
+            for table_id, follower in list(self.followed.items()):
+                self._perform(table_id, follower, follower.tick(now, quiet))
 
-    async def _check_owner(self, table_id: str, mirror: Mirror) -> None:
+    async def _check_owner(self, table_id: str, follower: Follower) -> None:
         """A table gone quiet: its lease read again; a new one (another node,
         or the same name under a new fence) sends its connections there. The
         store unreachable: asked again when it has been quiet once more."""
@@ -615,9 +605,9 @@ class Cluster:
         except Unavailable as exc:
             log.warning("owner_check_failed", table=table_id, error=str(exc))
             return
-        if lease != mirror.lease:
+        if lease != follower.owner:
             log.info("table_owner_changed", table=table_id, owner=lease and lease.node)
-            self._resume_elsewhere(list(mirror.conns.values()))
+        self._perform(table_id, follower, follower.owned_by(lease))
 
     # -- the bus --------------------------------------------------------------
 
@@ -646,31 +636,38 @@ class Cluster:
         """A message for one of this node's connections."""
         assert isinstance(m, wire.Attached | wire.Deliver | wire.Answer | wire.Shut)
         conn = self.conns.get(m.ref)
-        mirror = self.mirrors.get(m.t)
-        if conn is None or mirror is None:
+        follower = self.followed.get(m.t)
+        if conn is None or follower is None:
             operator = self._operators.get(m.ref)
             if operator is not None and isinstance(m, wire.Answer | wire.Shut):
                 self._to_operator(operator, m)
             return
-        mirror.heard = time.monotonic()
-        fanout = self.hub.fanout
+        now = time.monotonic()
         match m:
             case wire.Attached():
-                mirror.keys[m.ref] = m.key
+                actions = follower.attached(m.ref, m.key, now)
             case wire.Deliver():
-                for message in m.msgs:
-                    fanout.send(conn, message)
-                if m.rev is not None and m.epoch is not None:
-                    mirror.seen[m.ref] = (m.epoch, m.rev)
-                    if m.ref in mirror.keys:
-                        mirror.attaching.pop(m.ref, None)
+                actions = follower.deliver(m.ref, m.msgs, m.rev, m.epoch, now)
             case wire.Answer():
-                fanout.send(conn, m.data)
-                self._answered(m.ref, m.id)
+                actions = follower.answer(m.ref, m.id, m.data, now)
             case wire.Shut():
-                if m.data:
-                    fanout.send(conn, m.data)
-                self._shut(conn, CloseCode(m.code), m.reason)
+                actions = follower.shut(m.ref, m.code, m.reason, m.data, now)
+        self._perform(m.t, follower, actions)
+
+    def _perform(self, table_id: str, follower: Follower, actions: list[Action]) -> None:
+        """Do what the follower of ``table_id`` answered, in order."""
+        for action in actions:
+            match action:
+                case Send(ref, data):
+                    if (conn := self.conns.get(ref)) is not None:
+                        self.hub.fanout.send(conn, data)
+                case Answered(ref, msg_id):
+                    self._answered(ref, msg_id)
+                case Close(ref, code, reason):
+                    if (conn := self.conns.get(ref)) is not None:
+                        self._shut(conn, CloseCode(code), reason)
+                case CheckOwner():
+                    self._spawn(self._check_owner(table_id, follower))
 
     def _to_operator(self, conn: Conn, m: wire.Answer | wire.Shut) -> None:
         """The owner's answer to an operator's request it was forwarded, or
@@ -690,45 +687,18 @@ class Cluster:
             waiter.set_result(None)
 
     def _bundle(self, m: wire.Bundle) -> None:
-        mirror = self.mirrors.get(m.t)
-        if mirror is None:
-            return
-        mirror.heard = time.monotonic()
-        fanout = self.hub.fanout
-        for node, ref, msg_id, ack in m.acks:  # acks before the patches they caused
-            conn = mirror.conns.get(ref)
-            if node == self.node and conn is not None:
-                fanout.send(conn, ack)
-                self._answered(ref, msg_id)
-        for ref, seen in list(mirror.seen.items()):
-            conn = mirror.conns[ref]
-            epoch, rev = seen
-            key = mirror.keys.get(ref)
-            for next_rev, messages in m.revs:
-                if next_rev <= rev and m.epoch == epoch:
-                    continue
-                if m.epoch != epoch or next_rev != rev + 1:
-                    self._shut(conn, CloseCode.TRY_AGAIN_LATER, "resync")  # missed one: resume
-                    break
-                message = messages.get(key or "")
-                if message is not None:
-                    fanout.send(conn, message)
-                rev = next_rev
-            else:
-                mirror.seen[ref] = (epoch, rev)
+        follower = self.followed.get(m.t)
+        if follower is not None:
+            actions = follower.bundle(self.node, m.epoch, m.revs, m.acks, time.monotonic())
+            self._perform(m.t, follower, actions)
 
     def _beacon(self, m: wire.Beacon) -> None:
-        mirror = self.mirrors.get(m.t)
-        if mirror is None:
+        follower = self.followed.get(m.t)
+        if follower is None:
             return
-        mirror.heard = time.monotonic()
-        if (m.owner, m.fence) != mirror.lease:
+        if (m.owner, m.fence) != follower.owner:
             # Another node owns it now, or a new process of the same name
             # (a restart under its own id: the fence says so): every
             # connection resumes there.
             log.info("table_owner_changed", table=m.t, owner=m.owner, fence=m.fence)
-            self._resume_elsewhere(list(mirror.conns.values()))
-            return
-        for ref, (epoch, rev) in list(mirror.seen.items()):
-            if epoch != m.epoch or rev < m.rev:
-                self._shut(mirror.conns[ref], CloseCode.TRY_AGAIN_LATER, "resync")
+        self._perform(m.t, follower, follower.beacon((m.owner, m.fence), m.epoch, m.rev, time.monotonic()))

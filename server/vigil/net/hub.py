@@ -34,7 +34,7 @@ from vigil.net.config import Config
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
 from vigil.net.host import Conn, Peer, TableHost
-from vigil.net.placement import Placement
+from vigil.net.placement import LocalPlacement, Placement
 from vigil.net.replay import Replay
 from vigil.net.tasks import Tasks
 from vigil.net.writer import Moved, Writer
@@ -71,10 +71,13 @@ class Hub:
         self._presence: asyncio.Task[None] | None = None
         # Listeners beside the public one, closed with it (the metrics': app).
         self.listeners: list[Server] = []
-        # A node of a cluster (config.bus): the tables it owns are its hosts.
-        # Given by the composition root (vigil.net.app.make_hub), which
-        # alone knows the cluster.
-        self.cluster: Placement | None = None
+        # Where tables are served: every one here for a node alone; for a
+        # node of a cluster (config.bus) those it owns, its part in the
+        # cluster given by the composition root (vigil.net.app.make_hub),
+        # which alone knows the cluster.
+        self.placement: Placement = LocalPlacement(
+            config.node, self._load_all, lambda record: self._spawn(self._reload(record))
+        )
         self._adopting: set[str] = set()
         self.writer.moved = self._moved
 
@@ -89,16 +92,16 @@ class Hub:
         the store on the loop: the server listens only once it is done."""
         self.committer.start()
         self._operator = tokens.operator_token(self.store)
-        if self.cluster is not None:
-            # A node of a cluster loads only what it takes (vigil.net.cluster).
-            self.fanout.start()
-            await self.cluster.start()
-            self._presence = asyncio.create_task(self._mark_presence())
-            return
+        self.fanout.start()
+        # A node alone loads every table (_load_all); a node of a cluster
+        # only what it takes (vigil.net.cluster).
+        await self.placement.start()
+        self._presence = asyncio.create_task(self._mark_presence())
+
+    async def _load_all(self) -> None:
+        """Load and serve every table of the store (a node alone's start)."""
         for record in self.store.tables():
             await self._serve(self._load(record), self.store.presence(record.id))
-        self.fanout.start()
-        self._presence = asyncio.create_task(self._mark_presence())
 
     async def _mark_presence(self) -> None:
         """Every ``presence_mark_seconds``, the tables a connected GM keeps
@@ -228,16 +231,12 @@ class Hub:
         table_id = host.record.id
         if self.hosts.get(table_id) is host:
             del self.hosts[table_id]
-        if self.cluster is not None:
-            self._forget(table_id)
-        else:
-            self._spawn(self._reload(host.record))
+        self.placement.given_up(host.record)
 
     def _forget(self, table_id: str) -> None:
         """A node of a cluster stops naming the table's fence: it owns it no
         more (until a sweep takes it again, if nobody else has)."""
-        if self.cluster is not None:
-            self.cluster.forget(table_id)
+        self.placement.forget(table_id)
 
     async def _reload(self, record: TableRecord) -> None:
         """Load a table again from the store (its truth after a commit whose
@@ -266,7 +265,7 @@ class Hub:
 
     def remote_count(self) -> int:
         """Connections this node holds for other nodes' tables."""
-        return self.cluster.count() if self.cluster is not None else 0
+        return self.placement.count()
 
     def _replay(self) -> Replay:
         return Replay(self.config.replay_buffer, self.config.replay_buffer_bytes)
@@ -282,17 +281,15 @@ class Hub:
         self.writer.closing = True
         if self._presence is not None:
             self._presence.cancel()
-        if self.cluster is not None:
-            self.cluster.halt()  # no sweep takes a table while this node stops
+        self.placement.halt()  # no sweep takes a table while this node stops
         for host in list(self.hosts.values()):
-            if self.cluster is None:  # a cluster's other nodes take it over, clock running
+            if not self.placement.hands_over:  # else its next node runs its clock on
                 await self.writer.hold(host, None)
             async with host.lock:
                 timers.disarm(host)
         self.fanout.stop()
         await self.committer.stop()
-        if self.cluster is not None:
-            await self.cluster.stop()
+        await self.placement.stop()
 
     # -- tables -------------------------------------------------------------
 
@@ -459,8 +456,8 @@ class Hub:
             self._spawn(self._mark([host.table.id]))
 
     def unsubscribe(self, conn: Conn) -> None:
-        if self.cluster is not None and self.cluster.remote(conn):
-            self.cluster.leave(conn)
+        if self.placement.remote(conn):
+            self.placement.leave(conn)
             return
         host = self.hosts.get(conn.table or "")
         if host is not None and conn.audience is not None:

@@ -40,8 +40,9 @@ from vigil.net import metrics, timers
 from vigil.net.committer import Committer
 from vigil.net.config import Config
 from vigil.net.errors import Refused
-from vigil.net.fanout import FanOut, Reply, encode
+from vigil.net.fanout import FanOut, encode
 from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
+from vigil.net.relay import Reply
 from vigil.net.tasks import Tasks
 from vigil.rules.dice import DiceSource
 from vigil.rules.game import Actor, Ctx
@@ -151,7 +152,7 @@ class Writer:
         host.leave(conn, time.monotonic())
         if isinstance(conn, Conn):
             self._spawn(end(conn, code, reason))
-        elif self.fanout.relay is not None:
+        else:
             assert isinstance(conn, RemoteConn)
             self.fanout.relay.close(conn, code, reason)
 
