@@ -83,7 +83,7 @@ class Cluster:
         self.hub = hub
         self.node = config.node
         self.leases = Leases(store, self.node, config.lease_seconds)
-        self.bus = busmod.Bus(config.bus, self.node, self._on_message)
+        self.bus = busmod.Bus(config.bus, self.node, self.receive)
         # The tables other nodes own that this node's connections watch,
         # each followed by its pure state machine (vigil.net.follower).
         self.followed: dict[str, Follower] = {}
@@ -111,7 +111,9 @@ class Cluster:
         # process of the same name, restarted), which only the beacon's new
         # fence tells to resume here.
         self._announce: dict[str, float] = {}
-        self._tasks = Tasks("cluster")
+        # The work it runs on its own (a bus message handled, a close): a
+        # test feeding it messages waits on them.
+        self.tasks = Tasks("cluster")
         self._loops: list[asyncio.Task[None]] = []
         # When the last renewal that succeeded began (its leases run from then).
         self._renewed = time.monotonic()
@@ -123,7 +125,7 @@ class Cluster:
         then a heartbeat and this node's share of the tables nobody owns."""
         await self.bus.start()
         await asyncio.to_thread(self.leases.beat)
-        await self._sweep()
+        await self.sweep()
         self._loops = [asyncio.create_task(self._own()), asyncio.create_task(self._watch())]
 
     def halt(self) -> None:
@@ -144,7 +146,7 @@ class Cluster:
         await self.bus.stop()
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
-        self._tasks.spawn(work)
+        self.tasks.spawn(work)
 
     # -- ownership ------------------------------------------------------------
 
@@ -154,7 +156,7 @@ class Cluster:
         while True:
             await asyncio.sleep(self.leases.ttl / 3)
             try:
-                await self._sweep()
+                await self.sweep()
             except Exception as exc:  # the database unreachable: the fences keep it safe
                 if isinstance(exc, Unavailable):  # an outage, said in one line
                     log.warning("lease_sweep_failed", error=str(exc))
@@ -166,7 +168,8 @@ class Cluster:
                     for host in list(self.hub.hosts.values()):
                         self.hub.writer.give_up(host, "lease_unknown")
 
-    async def _sweep(self) -> None:
+    async def sweep(self) -> None:
+        """One round of ownership (see :meth:`_own`)."""
         began = time.monotonic()
         lost = await asyncio.to_thread(self.leases.renew)
         if began - self._renewed > self.leases.ttl:
@@ -611,7 +614,8 @@ class Cluster:
 
     # -- the bus --------------------------------------------------------------
 
-    def _on_message(self, channel: bytes, data: bytes) -> None:
+    def receive(self, channel: bytes, data: bytes) -> None:
+        """What the bus hands this node, from ``channel``."""
         try:
             m = wire.decoder.decode(data)
         except msgspec.DecodeError:
