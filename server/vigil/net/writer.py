@@ -48,7 +48,7 @@ from vigil.rules.dice import DiceSource
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.outcome import RuleError
 from vigil.store.base import Conflict, Fenced, Store
-from vigil.table import Table
+from vigil.table import Mark, Table
 
 log = structlog.get_logger("vigil")
 
@@ -95,6 +95,18 @@ class Edit:
     # The request this edit answers (token id and message id): a command
     # sent again with the same id is answered with its first ack.
     request: str | None = None
+
+
+@dataclass
+class Staged:
+    """An edit's changes in memory (stage 2), not yet durable: each change
+    kept, its audiences' patches, their log entries, and the wall time
+    they were made at."""
+
+    wall: float
+    kept: list[Change] = field(default_factory=list)
+    rendered: list[Rendered] = field(default_factory=list)
+    entries: list[LogEntry] = field(default_factory=list)
 
 
 # How long an ended connection's closing handshake may take before its
@@ -199,54 +211,86 @@ class Writer:
                 await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
     async def _apply(self, host: TableHost, edit: Edit, ack: Acker | None) -> list[Peer]:
-        """The stages of one edit; the caller holds the table's lock. Returns
-        the connections the edit ends (the caller closes them)."""
+        """The stages of one edit, in the module's order (each a method of
+        its own; tests/unit/test_writer_stages.py records the order); the
+        caller holds the table's lock (stage 1). Returns the connections the
+        edit ends (the caller closes them: stage 6)."""
+        if self._answered(host, edit, ack):
+            return []
+        host.forget_idle(time.monotonic())  # before the mark: a failure does not bring them back
+        table = host.table
+        mark = table.mark()
+        try:
+            staged = self._change(host, edit)  # 2: in memory, rendered
+            await self._durable(host, staged.entries, edit)  # 3: nothing sent before it
+        except BaseException:
+            table.restore(mark)
+            raise
+        self._keep(host, edit)  # 4: only what is durable is kept
+        return self._publish(host, edit, staged, ack, mark)  # 5: ack, patches, timer
+
+    def _answered(self, host: TableHost, edit: Edit, ack: Acker | None) -> bool:
+        """Whether the edit is not to be applied: its table deleted
+        (refused) or given up (Moved), or its request applied already (its
+        first ack sent again, True)."""
         if host.deleted:
             raise Refused("unknown_table", table=host.table.id)
         if host.moved:
             raise Moved()
         if edit.request is not None and ack is not None and (done := host.applied.get(edit.request)):
             self.fanout.answer(ack(*done))  # sent again: its first ack, nothing applied
-            return []
-        host.forget_idle(time.monotonic())
+            return True
+        return False
+
+    def _change(self, host: TableHost, edit: Edit) -> Staged:
+        """Stage 2: the due effects first, as their own change, then the
+        edit's own, each kept in memory at once (the next sees it) and
+        rendered into its audiences' patches; then the log entries."""
         table = host.table
-        mark = table.mark()
-        kept: list[Change] = []
-        rendered: list[Rendered] = []
-        wall = time.time()
-        try:
-            due = table.advance(wall, self.ctx(Actor())) if edit.advance else None
-            if due is not None:
-                rendered.append(encode(table, table.commit(due)))
-                kept.append(due)
-            if edit.make is not None:
-                change = edit.make(table, wall, self.ctx(edit.actor))
-                rendered.append(encode(table, table.commit(change)))
-                kept.append(change)
-            if edit.new_epoch:
-                table.new_epoch()
-            entries = self._entries(table, kept, edit.request)
-            await self._durable(host, entries, edit)
-        except BaseException:
-            table.restore(mark)
-            raise
+        staged = Staged(wall=time.time())
+        due = table.advance(staged.wall, self.ctx(Actor())) if edit.advance else None
+        if due is not None:
+            staged.rendered.append(encode(table, table.commit(due)))
+            staged.kept.append(due)
+        if edit.make is not None:
+            change = edit.make(table, staged.wall, self.ctx(edit.actor))
+            staged.rendered.append(encode(table, table.commit(change)))
+            staged.kept.append(change)
+        if edit.new_epoch:
+            table.new_epoch()
+        staged.entries = self._entries(table, staged.kept, edit.request)
+        return staged
+
+    def _keep(self, host: TableHost, edit: Edit) -> None:
+        """Stage 4: what the edit keeps beside the table, and a new epoch's
+        snapshots (every client's view starts again)."""
         if edit.keep is not None:
             edit.keep()
         if edit.new_epoch:
-            host.record.epoch = table.epoch
+            host.record.epoch = host.table.epoch
             host.replay.clear()
             for conn in list(host.conns()):
                 self.fanout.snapshot(host, conn)
+
+    def _publish(
+        self, host: TableHost, edit: Edit, staged: Staged, ack: Acker | None, mark: Mark
+    ) -> list[Peer]:
+        """Stage 5: the request remembered, the sender's ack with the
+        patches (the ack first), the players whose characters changed
+        moved to their new views (after this rev's patches), the snapshot
+        count, the timer re-armed. Returns who the edit ends."""
+        table = host.table
+        kept = staged.kept
         ending = [c for c in host.conns() if edit.close.which(c)] if edit.close is not None else []
         reply = ack(kept[-1].rev, kept[-1].result) if ack is not None and edit.make is not None else None
         if (
             edit.request is not None
             and edit.make is not None
-            and host.applied.remember(edit.request, kept[-1].rev, kept[-1].result, wall)
+            and host.applied.remember(edit.request, kept[-1].rev, kept[-1].result, staged.wall)
         ):
             metrics.FORGOTTEN_EARLY.inc()
-        self._log(entries)
-        self.fanout.publish(host, rendered, reply)
+        self._log(staged.entries)
+        self.fanout.publish(host, staged.rendered, reply)
         if table.doc["meta"] is not mark.doc["meta"]:
             # Characters came or went: players' connections follow what
             # their tokens control now (after this rev's patches, so that
@@ -257,8 +301,8 @@ class Writer:
                     self.close(host, conn, CloseCode.TRY_AGAIN_LATER, "characters changed")
                 else:
                     self.fanout.snapshot(host, conn)
-        if entries:
-            self.committer.committed(host, len(entries))
+        if staged.entries:
+            self.committer.committed(host, len(staged.entries))
         if host.deleted or self.closing:
             timers.disarm(host)
         else:
