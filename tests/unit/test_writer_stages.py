@@ -19,6 +19,7 @@ from vigil.close_codes import CloseCode
 from vigil.net.config import Config
 from vigil.net.host import Peer, RemoteConn, Rendered, TableHost
 from vigil.net.relay import Reply
+from vigil.net.storage import Storage
 from vigil.net.writer import Closing, Edit, Moved, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
@@ -95,7 +96,7 @@ class Harness:
         self.record = Record()
         self.committer = FakeCommitter(self.record)
         self.fanout = FakeFanOut(self.record, self.host)
-        self.writer = Writer(Config(demo=False), object(), self.committer, self.fanout, SecureDice())  # type: ignore[arg-type]
+        self.writer = Writer(Config(demo=False), Storage(object()), self.committer, self.fanout, SecureDice())  # type: ignore[arg-type]
         self.writer.moved = lambda host: self.record.add("given_up", host.record.id)
 
     def edit(self, char: str = "brannoc", **kw: Any) -> Edit:

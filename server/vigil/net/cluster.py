@@ -124,7 +124,7 @@ class Cluster:
         """Join: the bus first (a node that cannot reach it does not start),
         then a heartbeat and this node's share of the tables nobody owns."""
         await self.bus.start()
-        await asyncio.to_thread(self.leases.beat)
+        await self.hub.storage.slow(self.leases.beat)
         await self.sweep()
         self._loops = [asyncio.create_task(self._own()), asyncio.create_task(self._watch())]
 
@@ -142,7 +142,7 @@ class Cluster:
             for peer in list(host.remote.values()):
                 self.close(peer, CloseCode.TRY_AGAIN_LATER, "node stopping")
         with contextlib.suppress(Exception):
-            await asyncio.to_thread(self.leases.release)
+            await self.hub.storage.slow(self.leases.release)
         await self.bus.stop()
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
@@ -171,7 +171,7 @@ class Cluster:
     async def sweep(self) -> None:
         """One round of ownership (see :meth:`_own`)."""
         began = time.monotonic()
-        lost = await asyncio.to_thread(self.leases.renew)
+        lost = await self.hub.storage.slow(self.leases.renew)
         if began - self._renewed > self.leases.ttl:
             # No heartbeat for a lease (paused, cut off): to the other nodes
             # this one looked dead, and their sweeps let its connections go
@@ -184,17 +184,17 @@ class Cluster:
             if host is not None:
                 log.warning("table_lost", table=table_id)
                 self.hub.writer.give_up(host, "table_moved")
-        live = await asyncio.to_thread(self.leases.live_nodes)
+        live = await self.hub.storage.slow(self.leases.live_nodes)
         live.add(self.node)
         for host in list(self.hub.hosts.values()):
             for peer in [p for p in host.remote.values() if p.node not in live]:
                 self.hub.leave(host, peer)
-        share = await asyncio.to_thread(self.leases.share)
+        share = await self.hub.storage.slow(self.leases.share)
         async with self._taking:
             want = share - len(self.hub.hosts)
             if want > 0:
-                orphans = await asyncio.to_thread(self.leases.orphans, want)
-                taken = await asyncio.to_thread(self.leases.take, orphans)
+                orphans = await self.hub.storage.slow(self.leases.orphans, want)
+                taken = await self.hub.storage.slow(self.leases.take, orphans)
                 for table_id in taken:
                     await self._adopt(table_id)
 
@@ -210,7 +210,7 @@ class Cluster:
         return table_id in self.hub.hosts
 
     async def others(self) -> list[TableRecord]:
-        records = await asyncio.to_thread(self.leases.store.tables)
+        records = await self.hub.storage.slow(self.leases.store.tables)
         return [r for r in records if r.id not in self.hub.hosts]
 
     def health(self) -> dict[str, Any]:
@@ -233,7 +233,7 @@ class Cluster:
         async with self._taking:
             if table_id in self.hub.hosts:  # taken meanwhile by this node
                 return True
-            taken = await asyncio.to_thread(self.leases.take, [table_id])
+            taken = await self.hub.storage.slow(self.leases.take, [table_id])
             if table_id not in taken:
                 return False
             await self._adopt(table_id)
@@ -318,7 +318,7 @@ class Cluster:
         host = self.hub.hosts.get(m.t)
         if host is None:
             try:
-                record = await asyncio.to_thread(self.leases.store.table, m.t, HELLO_STORE_SECONDS)
+                record = await self.hub.storage.slow(self.leases.store.table, m.t, HELLO_STORE_SECONDS)
             except Unavailable:
                 unavailable = error_message("store_unavailable", {}, None)
                 shut = wire.Shut(
@@ -393,7 +393,7 @@ class Cluster:
         cached = self._keys.get(table_id)
         if not fresh and cached is not None and time.monotonic() - cached[1] < KEY_SECONDS:
             return cached[0]
-        record = await asyncio.to_thread(self.leases.store.table, table_id, HELLO_STORE_SECONDS)
+        record = await self.hub.storage.slow(self.leases.store.table, table_id, HELLO_STORE_SECONDS)
         if record is None:
             return None
         self._keys[table_id] = (record.key, time.monotonic())
@@ -434,11 +434,11 @@ class Cluster:
             claims = await self._verify(table_id, msg.token)
         except auth.TokenError as exc:
             return exc.code
-        lease = await asyncio.to_thread(self.leases.owner, table_id, HELLO_STORE_SECONDS)
+        lease = await self.hub.storage.slow(self.leases.owner, table_id, HELLO_STORE_SECONDS)
         if lease is None or lease.node == self.node:
             if await self.claim(table_id):
                 return "local"
-            lease = await asyncio.to_thread(self.leases.owner, table_id, HELLO_STORE_SECONDS)
+            lease = await self.hub.storage.slow(self.leases.owner, table_id, HELLO_STORE_SECONDS)
             if lease is None or lease.node == self.node:
                 # Nobody could take it: deleted since its key was read, or
                 # its node is changing.
@@ -505,7 +505,7 @@ class Cluster:
             if not conn.ref:
                 conn.ref = next(self._refs)
             try:
-                found = await asyncio.to_thread(self.leases.owner, table_id, HELLO_STORE_SECONDS)
+                found = await self.hub.storage.slow(self.leases.owner, table_id, HELLO_STORE_SECONDS)
                 exists = found is not None or await self.key(table_id, fresh=True) is not None
             except Unavailable:
                 hub.fanout.send(conn, error_message("store_unavailable", {}, msg_id))
@@ -604,7 +604,7 @@ class Cluster:
         or the same name under a new fence) sends its connections there. The
         store unreachable: asked again when it has been quiet once more."""
         try:
-            lease = await asyncio.to_thread(self.leases.owner, table_id)
+            lease = await self.hub.storage.slow(self.leases.owner, table_id)
         except Unavailable as exc:
             log.warning("owner_check_failed", table=table_id, error=str(exc))
             return

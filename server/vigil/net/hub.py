@@ -6,12 +6,11 @@ The hub holds the parts of the edge together: the commit groups
 single writer (:mod:`~vigil.net.writer`), the one path by which a table
 changes; timers and presence (:mod:`~vigil.net.timers`) wake it.
 
-The store is called on the event loop only where it answers at memory
-speed (:func:`~vigil.store.base.inline`: SQLite without fsync), at the
-start, before the server listens (loading every table: nothing is served
-yet that could wait), and to close it once nothing is served any more.
-Every other call is made from a worker thread, so that a network database
-(PostgreSQL) never holds the loop.
+Every store call is awaited through :class:`~vigil.net.storage.Storage`,
+which alone decides loop or thread; the store is called directly only at
+the start, before the server listens (loading every table: nothing is
+served yet that could wait), and to close it once nothing is served any
+more.
 """
 
 from __future__ import annotations
@@ -20,8 +19,8 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -36,11 +35,12 @@ from vigil.net.fanout import FanOut
 from vigil.net.host import Conn, Peer, TableHost
 from vigil.net.placement import LocalPlacement, Placement
 from vigil.net.replay import Replay
+from vigil.net.storage import Storage
 from vigil.net.tasks import Tasks
 from vigil.net.writer import Moved, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
-from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, Unavailable, inline
+from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, Unavailable
 from vigil.table import Table
 
 if TYPE_CHECKING:
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
 log = structlog.get_logger("vigil")
 # How many log entries one read of a table's recent past takes (at a load).
 RECENT_PAGE = 1000
-P = ParamSpec("P")
-T = TypeVar("T")
 
 
 class Hub:
@@ -58,10 +56,11 @@ class Hub:
         self.config = config
         self.store = store
         self.hosts: dict[str, TableHost] = {}
-        self.committer = Committer(store, config.snapshot_every)
+        # Every store call of the edge, on the loop or in a thread.
+        self.storage = Storage(store)
+        self.committer = Committer(self.storage, config.snapshot_every)
         self.fanout = FanOut(config, self.hosts)
-        self.writer = Writer(config, store, self.committer, self.fanout, SecureDice())
-        self._inline = inline(store)
+        self.writer = Writer(config, self.storage, self.committer, self.fanout, SecureDice())
         self.server_key = store.server_secret()  # made before the loop serves anyone
         self._operator = ""
         self._operator_tokens: dict[str, TokenRecord] = {}
@@ -117,7 +116,7 @@ class Hub:
         logged, and marked at the next mark (a failover meanwhile finds the
         older mark, and pauses the clock where it stood then)."""
         try:
-            await self._call(self.store.mark_presence, tables, time.time())
+            await self.storage.quick(self.store.mark_presence, tables, time.time())
         except Exception as exc:
             log.warning("presence_mark_failed", tables=len(tables), error=str(exc))
 
@@ -176,12 +175,12 @@ class Hub:
             return
         self._adopting.add(table_id)
         try:
-            record = await asyncio.to_thread(self.store.table, table_id)
+            record = await self.storage.slow(self.store.table, table_id)
             if record is None:
                 self._forget(table_id)
                 return
-            host = await asyncio.to_thread(self._load, record)
-            mark = await asyncio.to_thread(self.store.presence, table_id)
+            host = await self.storage.slow(self._load, record)
+            mark = await self.storage.slow(self.store.presence, table_id)
         except Unavailable as exc:
             # The store unreachable: given up, taken again by a later sweep.
             log.warning("adopt_failed", table=table_id, error=str(exc))
@@ -244,7 +243,7 @@ class Hub:
         delay = 0.5
         while not self.closing:
             try:
-                host = await asyncio.to_thread(self._load, record)
+                host = await self.storage.slow(self._load, record)
             except Exception as exc:
                 if isinstance(exc, Unavailable):
                     log.warning("reload_failed", table=record.id, error=str(exc))
@@ -314,7 +313,7 @@ class Hub:
             table.ensure_period()
         record = TableRecord(id=table_id, system=system, name=name, key=auth.new_key(), epoch=1, created=wall)
         try:
-            await asyncio.to_thread(self.store.create_table, record, table.doc)
+            await self.storage.slow(self.store.create_table, record, table.doc)
         except Conflict:  # made by another node of the cluster
             raise Refused("table_exists", table=table_id) from None
         host = TableHost(table=table, record=record, replay=self._replay())
@@ -330,13 +329,6 @@ class Hub:
 
     # -- tokens -------------------------------------------------------------
 
-    async def _call(self, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """A store call from the loop: made on the spot for an inline store,
-        else in a worker thread."""
-        if self._inline:
-            return work(*args, **kwargs)
-        return await asyncio.to_thread(work, *args, **kwargs)
-
     def operator_token(self) -> str:
         """The server's operator token (stable: read or made at the start)."""
         return self._operator
@@ -349,7 +341,7 @@ class Hub:
         if ttl_days is None:
             ttl_days = self.config.token_days(role)
         incarnations = host.table.incarnations()
-        token, record = await self._call(
+        token, record = await self.storage.quick(
             tokens.issue,
             self.store,
             host.record.key,
@@ -367,7 +359,7 @@ class Hub:
         """Learn the tokens of ``host``'s table that the store has and the
         server does not (minted by ``vigil token`` while it runs), so that
         the GM can list and revoke every one."""
-        stored = await asyncio.to_thread(self.store.tokens, host.record.id)
+        stored = await self.storage.slow(self.store.tokens, host.record.id)
         for record in stored:
             host.tokens.setdefault(record.token_id, record)
 
@@ -387,7 +379,7 @@ class Hub:
             claims = auth.verify(host.record.key, token, now)
             known = host.tokens
         if claims.token_id not in known:
-            stored = await self._call(self.store.tokens, scope)
+            stored = await self.storage.quick(self.store.tokens, scope)
             known.update({t.token_id: t for t in stored})
         record = known.get(claims.token_id)
         if record is None or record.revoked:
@@ -473,7 +465,7 @@ class Hub:
         """Up to ``limit`` entries of this epoch before rev ``before``,
         newest first."""
         table = host.table
-        return await asyncio.to_thread(self.store.history, table.id, table.epoch, before, limit)
+        return await self.storage.slow(self.store.history, table.id, table.epoch, before, limit)
 
     async def log(self, host: TableHost) -> list[LogEntry]:
         """Every entry of this epoch, oldest first."""
@@ -481,4 +473,4 @@ class Hub:
 
     async def log_entry(self, host: TableHost, rev: int) -> LogEntry | None:
         table = host.table
-        return await asyncio.to_thread(self.store.entry, table.id, table.epoch, rev)
+        return await self.storage.slow(self.store.entry, table.id, table.epoch, rev)

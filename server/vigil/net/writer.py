@@ -43,6 +43,7 @@ from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut, encode
 from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
 from vigil.net.relay import Reply
+from vigil.net.storage import Storage
 from vigil.net.tasks import Tasks
 from vigil.rules.dice import DiceSource
 from vigil.rules.game import Actor, Ctx
@@ -126,10 +127,10 @@ async def end(conn: Conn, code: CloseCode, reason: str) -> None:
 
 class Writer:
     def __init__(
-        self, config: Config, store: Store, committer: Committer, fanout: FanOut, dice: DiceSource
+        self, config: Config, storage: Storage, committer: Committer, fanout: FanOut, dice: DiceSource
     ) -> None:
         self.config = config
-        self.store = store
+        self.storage = storage
         self.committer = committer
         self.fanout = fanout
         self.dice = dice
@@ -322,7 +323,7 @@ class Writer:
             if entries:
                 await self.committer.commit(entries)
             if edit.write is not None:
-                await asyncio.to_thread(edit.write, self.store)
+                await self.storage.slow(edit.write, self.storage.store)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
