@@ -27,7 +27,7 @@ from vigil.net.cluster import Cluster
 from vigil.net.config import Config
 from vigil.net.host import Conn, RemoteConn, TableHost
 from vigil.net.hub import Hub
-from vigil.net.writer import Moved
+from vigil.net.writer import GivenUp
 from vigil.protocol import PROTOCOL_VERSION, Hello
 from vigil.rules.games import GAMES
 from vigil.store.base import TableRecord
@@ -160,7 +160,7 @@ async def test_a_table_whose_pause_fails_as_it_is_taken_does_not_stop_the_sweep(
         held.append(host.record.id)
         if host.record.id == "o1":
             node.hub.writer.give_up(host, "conflict")
-            raise Moved()
+            raise GivenUp()
 
     monkeypatch.setattr(node.hub.writer, "hold", hold)
     await node.cluster.sweep()

@@ -20,11 +20,11 @@ from vigil.net.config import Config
 from vigil.net.host import Peer, RemoteConn, Rendered, TableHost
 from vigil.net.relay import Reply
 from vigil.net.storage import Storage
-from vigil.net.writer import Closing, Edit, Moved, Writer
+from vigil.net.writer import Closing, Conflicted, Edit, GivenUp, OutcomeUnknown, TableMoved, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
 from vigil.rules.outcome import RuleError
-from vigil.store.base import TableRecord
+from vigil.store.base import Conflict, Fenced, TableRecord
 from vigil.table import Table
 from vigil.table_commands import CharacterCreate
 
@@ -97,7 +97,7 @@ class Harness:
         self.committer = FakeCommitter(self.record)
         self.fanout = FakeFanOut(self.record, self.host)
         self.writer = Writer(Config(demo=False), Storage(object()), self.committer, self.fanout, SecureDice())  # type: ignore[arg-type]
-        self.writer.moved = lambda host: self.record.add("given_up", host.record.id)
+        self.writer.on_give_up = lambda host: self.record.add("given_up", host.record.id)
 
     def edit(self, char: str = "brannoc", **kw: Any) -> Edit:
         body = CharacterCreate(id=char, name=char.title(), kind="pc", sheet={"mettle": 5})
@@ -155,19 +155,31 @@ async def test_nothing_is_sent_or_kept_while_the_log_is_not_durable(h: Harness) 
     h.writer.closing = True
 
 
-@pytest.mark.parametrize("failing", ["commit", "write"])
-async def test_an_edit_whose_durability_fails_is_undone_and_sends_nothing(h: Harness, failing: str) -> None:
+@pytest.mark.parametrize(
+    ("failing", "raised", "kind"),
+    [
+        ("commit", OSError("disk gone"), OutcomeUnknown),
+        ("commit", Fenced({"t1"}), TableMoved),
+        ("commit", Conflict("rev 3 is another entry"), Conflicted),
+        ("write", OSError("disk gone"), OutcomeUnknown),
+    ],
+)
+async def test_an_edit_whose_durability_fails_is_undone_and_sends_nothing(
+    h: Harness, failing: str, raised: Exception, kind: type[GivenUp]
+) -> None:
+    """Given up, under the name of what the store said: another node owns
+    the table, the store's copy is ahead, or the outcome is unknown."""
     rev, doc = h.host.table.rev, h.host.table.doc
     if failing == "commit":
-        h.committer.fails = OSError("disk gone")
+        h.committer.fails = raised
 
     def write(store: object) -> None:
-        raise OSError("disk gone")
+        raise raised
 
     edit = h.edit(
         keep=lambda: h.record.add("keep"), write=write if failing == "write" else None, request="r1"
     )
-    with pytest.raises(Moved):
+    with pytest.raises(kind):
         await h.writer.run(h.host, edit, h.ack)
     # Given up (its connections resume where the store's truth is served);
     # nothing kept, published or remembered; the table as it was.
@@ -219,8 +231,8 @@ async def test_the_connections_an_edit_ends_are_closed_after_it_is_sent_and_the_
 
 
 async def test_a_deleted_or_given_up_table_takes_no_edit(h: Harness) -> None:
-    h.host.moved = True
-    with pytest.raises(Moved):
+    h.host.given_up = True
+    with pytest.raises(GivenUp):
         await h.writer.run(h.host, h.edit(), h.ack)
     h.host.deleted = True
     with pytest.raises(Exception, match="unknown_table"):

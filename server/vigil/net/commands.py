@@ -24,7 +24,7 @@ from vigil.net.errors import Refused
 from vigil.net.host import Peer, TableHost
 from vigil.net.hub import Hub
 from vigil.net.relay import Reply
-from vigil.net.writer import Acker, Closing, Edit, Moved
+from vigil.net.writer import Acker, Closing, Edit, GivenUp
 from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, encoder
 from vigil.rules.outcome import RuleError
 from vigil.store.base import Store
@@ -112,7 +112,7 @@ def host_for(hub: Hub, conn: Peer, table: str | None) -> TableHost:
     """The table a request names (its own, for any token but the operator's).
     A connection's own table given up here since it joined (another node
     took it, or its truth is in doubt: the connection is being closed 1013)
-    is :class:`Moved`: the request is dropped, and its client sends it
+    is :class:`GivenUp`: the request is dropped, and its client sends it
     again where the table is served now. Only a table that does not exist
     (or was deleted) is ``unknown_table``."""
     table_id = table or conn.table
@@ -121,7 +121,7 @@ def host_for(hub: Hub, conn: Peer, table: str | None) -> TableHost:
     host = hub.hosts.get(table_id or "")
     joined = conn.host
     if joined is not None and host is not joined and not joined.deleted:
-        raise Moved()
+        raise GivenUp()
     if host is None:
         raise Refused("unknown_table", table=table_id)
     return host

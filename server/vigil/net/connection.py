@@ -26,7 +26,7 @@ from vigil.net.errors import Refused, error_message
 from vigil.net.host import Conn, Peer, RemoteConn, TableHost
 from vigil.net.hub import Hub
 from vigil.net.relay import Reply
-from vigil.net.writer import Moved
+from vigil.net.writer import GivenUp
 from vigil.plain_errors import refusal
 from vigil.protocol import (
     PROTOCOL_VERSION,
@@ -326,7 +326,7 @@ async def _message(hub: Hub, conn: Conn, msg: Cmd | HistoryQuery | Hello, data: 
         # Attached to another node's table: forwarded to its owner. Once
         # detached (its table moved: the connection is closing with 1013),
         # a frame still read from it is dropped unanswered, as a command
-        # that meets a moved table is (vigil.net.writer.Moved): its client
+        # that meets a moved table is (vigil.net.writer.GivenUp): its client
         # sends it again once reconnected. Run here, it would be refused as
         # for an unknown table.
         if hub.placement.remote(conn):
@@ -374,7 +374,7 @@ async def _guarded(hub: Hub, conn: Peer, msg_id: str, work: Awaitable[bytes]) ->
     moved: the connection is closed and its client sends it again)."""
     try:
         reply = await work
-    except Moved:
+    except GivenUp:
         return
     except Unavailable as exc:  # a read the store could not answer in time: nothing done
         log.warning("store_unavailable", error=str(exc))

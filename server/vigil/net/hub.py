@@ -37,7 +37,7 @@ from vigil.net.placement import LocalPlacement, Placement
 from vigil.net.replay import Replay
 from vigil.net.storage import Storage
 from vigil.net.tasks import Tasks
-from vigil.net.writer import Moved, Writer
+from vigil.net.writer import GivenUp, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
 from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, Unavailable
@@ -78,7 +78,7 @@ class Hub:
             config.node, self._load_all, lambda record: self._spawn(self._reload(record))
         )
         self._adopting: set[str] = set()
-        self.writer.moved = self._moved
+        self.writer.on_give_up = self._given_up
 
     @property
     def closing(self) -> bool:
@@ -205,14 +205,14 @@ class Hub:
         that had it), a running clock stops where it stood at the last
         moment one was known present (the store's presence ``mark``), as
         on a start. Whether it was stopped so. A pause that cannot be
-        committed gives the table up (Moved: a node of a cluster takes it
+        committed gives the table up (GivenUp: a node of a cluster takes it
         again later); it never ends the caller's loop over other tables."""
         held = None if running_on else timers.held_since(host.table, mark)
         if held is None:
             self._host(host)
             return False
         self.hosts[host.record.id] = host
-        with contextlib.suppress(Moved):
+        with contextlib.suppress(GivenUp):
             await self.writer.hold(host, min(held, time.time()))
         return True
 
@@ -221,12 +221,12 @@ class Hub:
         if self.hosts.get(host.record.id) is host and host.gm_count() == 0 and timers.holds(host.table):
             await self.writer.pause_without_gm(host)
 
-    def _moved(self, host: TableHost) -> None:
-        """``host`` was given up (vigil.net.writer.Moved): forgotten here. A
+    def _given_up(self, host: TableHost) -> None:
+        """``host`` was given up (vigil.net.writer.GivenUp): forgotten here. A
         node of a cluster stops naming its fence, so its next sweep takes it
         again (reloaded from the store) unless another node has; a node
         alone reloads it at once."""
-        host.moved = True
+        host.given_up = True
         table_id = host.record.id
         if self.hosts.get(table_id) is host:
             del self.hosts[table_id]

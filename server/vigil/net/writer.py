@@ -58,13 +58,35 @@ Make = Callable[[Table, float, Ctx], Change]
 Acker = Callable[[int, Any], Reply]
 
 
-class Moved(Exception):
-    """The table is no longer this node's (another took it over, so this
-    node's commit was fenced off), or its truth is in doubt (a commit whose
-    outcome is unknown): nothing was applied here, the table's connections
-    are closed so that they reconnect and resume where it is served now,
-    and the sender's client sends its command again with the same id. No
-    answer is sent: it is neither refused nor done."""
+class GivenUp(Exception):
+    """The table is not served here any more: nothing was applied here, the
+    table's connections are closed so that they reconnect and resume where
+    it is served now, and the sender's client sends its command again with
+    the same id. No answer is sent: it is neither refused nor done. Raised
+    as such for a table given up before (:attr:`TableHost.given_up`); as
+    one of the three kinds below by the commit that gives it up."""
+
+
+class TableMoved(GivenUp):
+    """Another node took the table over: this node's commit was fenced off."""
+
+
+class Conflicted(GivenUp):
+    """The store holds another entry at this rev: this node's copy of the
+    table is behind the store's truth (it is loaded again)."""
+
+
+class OutcomeUnknown(GivenUp):
+    """The store failed during the commit: it may or may not have been
+    committed (the table is loaded again from the store's truth)."""
+
+
+# What a failed commit means, by what the store raised (anything else: the
+# outcome is unknown), and the reason it is logged and counted under.
+_GIVEN_UP: tuple[tuple[type[Exception], type[GivenUp], str], ...] = (
+    (Fenced, TableMoved, "table_moved"),
+    (Conflict, Conflicted, "conflict"),
+)
 
 
 @dataclass(frozen=True)
@@ -136,9 +158,9 @@ class Writer:
         self.dice = dice
         self.closing = False
         self._ending = Tasks("writer")
-        # What becomes of a table that moved (set by the hub: close its
-        # connections, forget or reload it).
-        self.moved: Callable[[TableHost], None] = lambda host: None
+        # What becomes of a table given up (set by the hub: forget it, and
+        # reload it or leave it to the cluster).
+        self.on_give_up: Callable[[TableHost], None] = lambda host: None
         # Read once: the logging is configured before the server starts.
         self._debug = log.is_enabled_for(logging.DEBUG)
 
@@ -175,23 +197,23 @@ class Writer:
         async with host.lock:
             try:
                 await self._apply(host, Edit(), None)
-            except (Moved, Refused):  # given up or deleted meanwhile: not this node's to wake
+            except (GivenUp, Refused):  # given up or deleted meanwhile: not this node's to wake
                 return
             except RuleError as exc:
                 # Catching up would exceed the work bound: stop the clock
                 # where it is instead of retrying forever; the GM decides.
                 log.error("advance_refused", table=host.table.id, code=exc.code)
-                with contextlib.suppress(Moved):
+                with contextlib.suppress(GivenUp):
                     await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
     async def pause_without_gm(self, host: TableHost) -> None:
         """The last GM left: pause a running clock (the anchor keeps why)."""
-        with contextlib.suppress(RuleError, Refused, Moved):
+        with contextlib.suppress(RuleError, Refused, GivenUp):
             await self.run(host, Edit(make=timers.auto_pause))
 
     async def resume_with_gm(self, host: TableHost) -> None:
         """A GM is back: run the clock that was paused for want of one."""
-        with contextlib.suppress(RuleError, Refused, Moved):
+        with contextlib.suppress(RuleError, Refused, GivenUp):
             await self.run(host, Edit(make=timers.auto_resume))
 
     async def hold(self, host: TableHost, at: float | None) -> None:
@@ -232,12 +254,12 @@ class Writer:
 
     def _answered(self, host: TableHost, edit: Edit, ack: Acker | None) -> bool:
         """Whether the edit is not to be applied: its table deleted
-        (refused) or given up (Moved), or its request applied already (its
+        (refused) or given up (GivenUp), or its request applied already (its
         first ack sent again, True)."""
         if host.deleted:
             raise Refused("unknown_table", table=host.table.id)
-        if host.moved:
-            raise Moved()
+        if host.given_up:
+            raise GivenUp()
         if edit.request is not None and ack is not None and (done := host.applied.get(edit.request)):
             self.fanout.answer(ack(*done))  # sent again: its first ack, nothing applied
             return True
@@ -316,7 +338,7 @@ class Writer:
         holds something else at this rev (Conflict) means this node's copy
         is behind the store; any other failure of the store leaves the
         outcome unknown (it may have been committed). Each way nothing is
-        sent and the table is given up (:class:`Moved`): its connections
+        sent and the table is given up (a :class:`GivenUp`): its connections
         resume where the store's truth is served (this node reloads it, or
         another node owns it)."""
         try:
@@ -327,16 +349,13 @@ class Writer:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            reason = (
-                "table_moved"
-                if isinstance(exc, Fenced)
-                else "conflict"
-                if isinstance(exc, Conflict)
-                else "outcome_unknown"
+            kind, reason = next(
+                ((kind, reason) for raised, kind, reason in _GIVEN_UP if isinstance(exc, raised)),
+                (OutcomeUnknown, "outcome_unknown"),
             )
             log.error(reason, table=host.table.id, error=str(exc))
             self.give_up(host, reason)
-            raise Moved() from exc
+            raise kind() from exc
 
     def _entries(self, table: Table, changes: list[Change], request: str | None) -> list[LogEntry]:
         """The log entries of ``changes``; the last (the edit's own) names
@@ -351,12 +370,12 @@ class Writer:
 
     def give_up(self, host: TableHost, reason: str) -> None:
         """Close every connection of ``host`` (they reconnect and resume
-        where the table is served now) and hand it to :attr:`moved`."""
+        where the table is served now) and hand it to :attr:`on_give_up`."""
         metrics.MOVED.labels(reason).inc()
         for conn in list(host.conns()):
             self.close(host, conn, CloseCode.TRY_AGAIN_LATER, "table moved")
         timers.disarm(host)
-        self.moved(host)
+        self.on_give_up(host)
 
     def _log(self, entries: list[LogEntry]) -> None:
         """A line per applied change at debug level only: the table's
