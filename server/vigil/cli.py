@@ -11,8 +11,8 @@ from typing import Any
 
 from vigil import dice_verify, event_loop
 from vigil.auth import TABLE_ROLES
+from vigil.config import Config
 from vigil.logs import LOG_LEVELS
-from vigil.net.config import Config
 from vigil.protocol import PROTOCOL_VERSION
 from vigil.rules.games import GAMES
 from vigil.store.base import OpenError

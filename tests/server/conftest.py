@@ -10,8 +10,8 @@ from typing import Any
 import pytest_asyncio
 from tests.support.client import Client
 
+from vigil.config import Config
 from vigil.net.app import shutdown, start
-from vigil.net.config import Config
 from vigil.net.hub import Hub
 
 

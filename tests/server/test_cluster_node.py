@@ -20,11 +20,11 @@ import redis.asyncio as aioredis
 from websockets.protocol import State
 
 from vigil import tokens
+from vigil.config import Config
 from vigil.net import bus
 from vigil.net import cluster_wire as wire
 from vigil.net.app import make_hub
 from vigil.net.cluster import Cluster
-from vigil.net.config import Config
 from vigil.net.host import Conn, RemoteConn, TableHost
 from vigil.net.hub import Hub
 from vigil.net.writer import GivenUp

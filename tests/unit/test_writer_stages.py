@@ -16,7 +16,7 @@ import pytest
 
 from vigil.changes import LogEntry
 from vigil.close_codes import CloseCode
-from vigil.net.config import Config
+from vigil.config import Config
 from vigil.net.host import Peer, RemoteConn, Rendered, TableHost
 from vigil.net.relay import Reply
 from vigil.net.storage import Storage

@@ -18,8 +18,8 @@ import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from vigil.changes import Change
+from vigil.config import Config
 from vigil.net import metrics
-from vigil.net.config import Config
 from vigil.net.connection import handle
 from vigil.net.errors import Refused
 from vigil.net.http import metrics_route, route

@@ -20,8 +20,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from vigil.close_codes import CloseCode
+from vigil.config import Config
 from vigil.net import metrics
-from vigil.net.config import Config
 from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
 from vigil.net.relay import LocalRelay, Relay, Reply
 from vigil.protocol import Patch, Snapshot, encoder

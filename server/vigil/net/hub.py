@@ -27,9 +27,9 @@ import structlog
 from vigil import auth, tokens
 from vigil.changes import LogEntry
 from vigil.close_codes import CloseCode
+from vigil.config import Config
 from vigil.net import timers
 from vigil.net.committer import Committer
-from vigil.net.config import Config
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
 from vigil.net.host import Conn, Peer, TableHost

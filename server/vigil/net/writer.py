@@ -36,9 +36,9 @@ import structlog
 
 from vigil.changes import Change, LogEntry
 from vigil.close_codes import CloseCode
+from vigil.config import Config
 from vigil.net import metrics, timers
 from vigil.net.committer import Committer
-from vigil.net.config import Config
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut, encode
 from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
