@@ -78,7 +78,9 @@ def make_hub(config: Config, store: Store) -> Hub:
     """The hub, and for a node of a cluster (``config.bus``) its part in it,
     wired once here: the cluster sits above the hub (it reaches tables,
     connections and the writer through it), and the hub and the fan-out
-    reach it only through their interfaces (Placement, Relay). Its module
+    reach it only through their ports (Placement, Relay), which a node
+    alone fills with LocalPlacement and LocalRelay (the hub's and the
+    fan-out's own, so that no code asks whether a cluster exists). Its module
     is imported only for a cluster: Redis's client is an optional
     dependency, as PostgreSQL's driver is (vigil.store.open_store)."""
     hub = Hub(config, store)
