@@ -59,7 +59,7 @@ async def start(config: Config) -> tuple[Hub, Server]:
         origins = [*config.origins, None]  # None: non-browser clients send no Origin
     server = await serve(
         lambda ws: handle(hub, ws),
-        config.host,
+        config.address,
         config.port,
         process_request=lambda conn, req: route(hub, conn, req),
         max_size=config.max_message,
@@ -103,7 +103,7 @@ async def listen_metrics(hub: Hub) -> None:
     registry = metrics.registry(hub)
     listener = await serve(
         _no_websocket,
-        config.metrics_host,
+        config.metrics_address,
         config.metrics_port,
         process_request=lambda conn, req: metrics_route(registry, conn, req),
         ping_interval=None,
