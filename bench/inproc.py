@@ -118,6 +118,24 @@ class Bench:
             self.refused += 1
 
 
+def _legal_cost(bench: Bench) -> tuple[float, float]:
+    """What the ``legal`` request costs: per table, its GM's first ask in
+    the current state (the rules' legal moves found, then narrowed), and
+    each of its players' after it (narrowed only). Seconds, averaged."""
+    first = others = 0.0
+    asks = 0
+    for t, owners, _local in bench.tables:
+        a = time.process_time()
+        t.legal(GM_AUDIENCE)
+        b = time.process_time()
+        for cid in owners:
+            t.legal(Audience("player", frozenset({cid})))
+        first += b - a
+        others += time.process_time() - b
+        asks += len(owners)
+    return first / len(bench.tables), others / max(asks, 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.inproc", description=__doc__.split("\n")[0])
     p.add_argument("-T", "--tables", type=int, default=100)
@@ -143,12 +161,18 @@ def main(argv: list[str] | None = None) -> int:
         if profiler is not None:
             profiler.disable()
         cpu = time.process_time() - began
+        legal = _legal_cost(bench)
         store.close()
     n = args.commands
     print(f"{n} commands ({bench.refused} refused), {cpu / n * 1e6:.1f} µs CPU per command in all")
     for stage in STAGES:
         print(f"  {stage:<13} {bench.times[stage] / n * 1e6:7.1f} µs")
     print(f"  {'(staged sum)':<13} {sum(bench.times.values()) / n * 1e6:7.1f} µs")
+    print(
+        f"  legal (asked) {legal[0] * 1e6:7.1f} µs per state (the GM's, first ask), "
+        f"{legal[1] * 1e6:.1f} µs more per player asking; not in the sum: a page asks "
+        "once the table is quiet, never per change"
+    )
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(args.profile)
     return 0

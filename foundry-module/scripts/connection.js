@@ -61,7 +61,8 @@ export class VigilConnection extends EventTarget {
       if (!globalThis.game?.user?.isGM) this._showStatus("waiting");
       return null;
     }
-    const client = new VigilClient({ url, token, WebSocketImpl: this.WebSocketImpl, clientName: CLIENT_NAME });
+    // The Vigil window offers only the moves the server would accept (state.legal).
+    const client = new VigilClient({ url, token, WebSocketImpl: this.WebSocketImpl, clientName: CLIENT_NAME, followLegal: true });
     this.client = client;
     client.addEventListener("status", (e) => this._onStatus(e.detail.status));
     client.addEventListener("refused", (e) => {
@@ -69,6 +70,7 @@ export class VigilConnection extends EventTarget {
       this.dispatchEvent(new CustomEvent("refused", { detail: e.detail }));
     });
     client.addEventListener("state", (e) => this.dispatchEvent(new CustomEvent("state", { detail: e.detail })));
+    client.addEventListener("legal", (e) => this.dispatchEvent(new CustomEvent("legal", { detail: e.detail })));
     client.addEventListener("welcome", (e) => this.dispatchEvent(new CustomEvent("welcome", { detail: e.detail })));
     try {
       client.connect();

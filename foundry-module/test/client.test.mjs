@@ -174,6 +174,23 @@ test("history pages come back newest first", { skip }, async () => {
   c.close();
 });
 
+test("followLegal: the client asks for the moves legal now once the table is quiet, and keeps state.legal for the rev shown", { skip }, async () => {
+  const c = client(server.gmToken, { followLegal: true });
+  c.connect();
+  await next(c, "state");
+  await until(() => c.legalRev === c.rev, WAIT_MS, "the legal moves of the first state");
+  assert.ok(c.state.legal.chars.ysolde["mettle.pain"] !== undefined, "the GM may hurt Ysolde now");
+  const asked = () => c.wire.filter((w) => w.dir === "out" && w.msg.type === "legal").length;
+  const before = asked();
+  // A burst of changes asks once, after its last (LEGAL_DELAY_MS of quiet).
+  await Promise.all([1, 1, 1].map((amount) => c.send({ type: "mettle.rattle", char: "brannoc", amount })));
+  await until(() => c.legalRev === c.rev, WAIT_MS, "the legal moves after the burst");
+  assert.ok(asked() - before <= 2, `asked ${asked() - before} times for one burst`);
+  assert.ok(!c.wire.some((w) => w.dir === "in" && w.msg.type === "patch" && "legal" in w.msg.changes), "never in a patch");
+  assert.deepEqual(c.violations, []);
+  c.close();
+});
+
 test("a rolling command carries a fresh nonce of this client; every view carries the dice commitment", { skip }, async () => {
   const c = client(server.gmToken);
   c.connect();

@@ -54,7 +54,22 @@ function playerMay(body, own) {
   return fields.every((f) => own.includes(body[f] ?? (f === "who" ? body.char : undefined)));
 }
 
+/**
+ * What the server's view says is legal (state.legal, server/vigil/moves.py)
+ * when a test does not say: every move the catalogue marks `legal`, on
+ * every character and the table, as the form's defaults (1). A test of
+ * what depends on the state gives the state's own `legal`; what the real
+ * server says in real states is tests/browser/test_legal_offers.py's and
+ * the real-server test below.
+ */
+function everyMove(state) {
+  const judged = commandsOf(CATALOGUE, state.system).filter((e) => e.legal);
+  const chars = Object.fromEntries(Object.keys(state.characters).map((id) => [id, Object.fromEntries(judged.filter((e) => e.scope === "character").map((e) => [e.type, 1]))]));
+  return { table: Object.fromEntries(judged.filter((e) => e.scope === "table").map((e) => [e.type, 1])), chars };
+}
+
 function fakeConnection(state, { role = "gm", own = [] } = {}) {
+  if (!state.legal) state.legal = everyMove(state);
   return { state, sent: [], client: { role, ownCharacters: own, status: "connected" }, async send(body) { this.sent.push(body); return { result: null, rev: 1 }; } };
 }
 
@@ -110,6 +125,20 @@ const mettle = () => ({
   options: {},
 });
 
+/** Pain & Mettle's legal moves as the server says them for mettle(): Ysolde
+ * dying, Brannoc able with bandages left (MET-11), his injury to remove. */
+function mettleLegal(state, { helpers = ["brannoc"] } = {}) {
+  const legal = everyMove(state);
+  delete legal.chars.brannoc["mettle.stabilize"];
+  delete legal.chars.ysolde["mettle.injury_remove"];
+  legal.chars.brannoc["mettle.injury_remove"] = [{ injury: "i1" }];
+  const attempts = helpers.flatMap((helper) => ["survival", "ingenuity", "lore", "intuition"].map((discipline) => ({ helper, discipline, kit: "bandages" })));
+  if (attempts.length) legal.chars.ysolde["mettle.stabilize"] = attempts;
+  else delete legal.chars.ysolde["mettle.stabilize"];
+  state.legal = legal;
+  return state;
+}
+
 const hursagmu = () => ({
   table: "t", system: "hursagmu", clock: { mode: "paused" },
   characters: { gil: ch("gil", { sheet: { traits: { strength: { label: "Strength" } } } }), ur: ch("ur", { sheet: {} }) },
@@ -121,7 +150,9 @@ test("DRYH: help, leave, despair, failure consequence, pending choices — bodie
   browser(gm);
   const doc = new FakeDocument();
   // No roll yet: nothing to help in, spend on, resolve or choose.
-  let conn = fakeConnection(dryh());
+  // As the server's view says (state.legal) with no roll open: no help, coin or choice.
+  const noRoll = { ...dryh(), legal: { table: { "dryh.session_start": 1, "dryh.session_end": 1 }, chars: { mina: { "dryh.open": 1, "dryh.wake": 1 } } } };
+  let conn = fakeConnection(noRoll);
   let root = buildPanel(doc, { connection: conn, tokenDoc: tok("mina") });
   for (const tag of ["dryh.help", "dryh.despair_spend", "dryh.hope_improve", "dryh.resolve", "dryh.choose"]) assert.ok(!ids(root).includes(tag), tag);
   assert.ok(ids(root).includes("dryh.wake") && ids(root).includes("dryh.session_start") && !ids(root).includes("hursagmu.morning"));
@@ -130,13 +161,17 @@ test("DRYH: help, leave, despair, failure consequence, pending choices — bodie
   assert.deepEqual(conn.sent.find((b) => b.type === "dryh.wake"), { type: "dryh.wake", char: "mina" });
 
   // Mina's roll is open: Jack may join it, then leave it.
-  conn = fakeConnection(dryh({ rolls: { mina: { phase: "open", helpers: [], pending: {}, legal: { failures: [], choices: {} } } } }));
+  const openRoll = dryh({ rolls: { mina: { phase: "open", helpers: [], pending: {}, legal: { failures: [], choices: {} } } } });
+  openRoll.legal = { table: {}, chars: { mina: { "dryh.help": [{ helper: "jack", leave: false }] } } };
+  conn = fakeConnection(openRoll);
   root = buildPanel(doc, { connection: conn, tokenDoc: tok("jack") });
   assert.deepEqual(options(field(root, "dryh.help", "char")), ["mina"]);
   assert.deepEqual(options(field(root, "dryh.help", "helper")), ["jack"]);
   submit(root, "dryh.help");
   assert.deepEqual(conn.sent.at(-1), { type: "dryh.help", char: "mina", helper: "jack" });
-  conn = fakeConnection(dryh({ rolls: { mina: { phase: "declared", helpers: ["jack"], pending: {}, legal: { failures: [], choices: {} } } } }));
+  const joined = dryh({ rolls: { mina: { phase: "declared", helpers: ["jack"], pending: {}, legal: { failures: [], choices: {} } } } });
+  joined.legal = { table: {}, chars: { mina: { "dryh.help": [{ helper: "jack", leave: true }] } } };
+  conn = fakeConnection(joined);
   root = buildPanel(doc, { connection: conn, tokenDoc: tok("jack") });
   assert.equal(field(root, "dryh.help", "leave").checked, true, "already in a roll: the form leaves it");
   submit(root, "dryh.help");
@@ -145,7 +180,8 @@ test("DRYH: help, leave, despair, failure consequence, pending choices — bodie
 
   // Rolled and failed, madness dominant, failure consequences on: the server's legal failures.
   const failed = { ...rolledRoll, legal: { failures: ["none", "exhaustion"], choices: {} } };
-  conn = fakeConnection(dryh({ rolls: { mina: failed }, options: { failure_consequences: true } }));
+  const spends = { "dryh.despair_spend": ["discipline", "exhaustion", "madness", "pain"].map((pool) => ({ pool })), "dryh.resolve": 1, "dryh.hope_improve": 1 };
+  conn = fakeConnection({ ...dryh({ rolls: { mina: failed }, options: { failure_consequences: true } }), legal: { table: {}, chars: { mina: spends } } });
   root = buildPanel(doc, { connection: conn, tokenDoc: tok("mina") });
   assert.deepEqual(options(field(root, "dryh.despair_spend", "pool")), ["discipline", "exhaustion", "madness", "pain"]);
   field(root, "dryh.despair_spend", "pool").value = "pain";
@@ -160,7 +196,7 @@ test("DRYH: help, leave, despair, failure consequence, pending choices — bodie
   assert.deepEqual(conn.sent.at(-1), { type: "dryh.hope_improve", char: "mina" });
   submitAll(conn, root).forEach(valid);
   // Only "none" is legal (the option off, or a success): no failure field, and resolve sends none.
-  conn = fakeConnection(dryh({ rolls: { mina: rolledRoll } }));
+  conn = fakeConnection({ ...dryh({ rolls: { mina: rolledRoll } }), legal: { table: {}, chars: { mina: spends } } });
   root = buildPanel(doc, { connection: conn, tokenDoc: tok("mina") });
   assert.equal(field(root, "dryh.resolve", "failure"), null);
   submit(root, "dryh.resolve");
@@ -172,6 +208,8 @@ test("DRYH: help, leave, despair, failure consequence, pending choices — bodie
       legal: { failures: [], choices: { mina: ["uncheck_fight", "exhaustion_down", "nothing"], jack: ["check_fight", "check_flight"] } } } },
     sheets: { mina: { fight: 1, flight: 0, exhaustion: 2 } },
   });
+  const choices = (who, list) => list.map((choice) => ({ who, choice }));
+  resolved.legal = { table: {}, chars: { mina: { "dryh.choose": [...choices(null, ["uncheck_fight", "exhaustion_down", "nothing"]), ...choices("jack", ["check_fight", "check_flight"])] } } };
   conn = fakeConnection(resolved);
   root = buildPanel(doc, { connection: conn, tokenDoc: tok("mina") });
   assert.deepEqual(options(field(root, "dryh.choose", "choice")), ["uncheck_fight", "exhaustion_down", "nothing"], "nothing to uncheck in Flight");
@@ -182,18 +220,18 @@ test("DRYH: help, leave, despair, failure consequence, pending choices — bodie
   assert.deepEqual(conn.sent.at(-1), { type: "dryh.choose", char: "mina", who: "jack", choice: "check_flight" });
   submitAll(conn, root).forEach(valid);
   // No legal move left (the server lists none): nothing to choose is offered.
-  resolved.game.rolls.mina.legal.choices.jack = [];
+  resolved.legal.chars.mina["dryh.choose"] = choices(null, ["nothing"]);
   assert.ok(!ids(buildPanel(doc, { connection: fakeConnection(resolved), tokenDoc: tok("jack") })).includes("dryh.choose"));
 });
 
 test("Pain & Mettle: stabilize as helper, by fiat, kits, strenuous, effort, injuries — bodies match the schema", () => {
   browser(gm);
   const doc = new FakeDocument();
-  const conn = fakeConnection(mettle());
+  const conn = fakeConnection(mettleLegal(mettle()));
   const root = buildPanel(doc, { connection: conn, tokenDoc: tok("brannoc") });
   assert.deepEqual(options(field(root, "mettle.stabilize", "char")), ["ysolde"]);
   assert.deepEqual(options(field(root, "mettle.stabilize", "helper")), ["brannoc"]);
-  assert.deepEqual(options(field(root, "mettle.stabilize", "kit")), ["bandages"], "only kits with uses left");
+  assert.deepEqual(options(field(root, "mettle.stabilize", "kit")), ["bandages"], "only kits with uses left, as the server says");
   field(root, "mettle.stabilize", "kit").value = "bandages";
   submit(root, "mettle.stabilize");
   assert.equal(conn.sent.length, 0, "no discipline: nothing sent");
@@ -233,8 +271,9 @@ test("Pain & Mettle: stabilize as helper, by fiat, kits, strenuous, effort, inju
   // Nobody dying, or no kit: no stabilize attempt offered; no injury: none to remove.
   const calm = mettle();
   calm.characters.ysolde.badges = ["dying", "stabilized"];
+  mettleLegal(calm, { helpers: [] });
   assert.ok(!ids(buildPanel(doc, { connection: fakeConnection(calm), tokenDoc: tok("brannoc") })).includes("mettle.stabilize"));
-  const dyingWindow = buildPanel(doc, { connection: fakeConnection(mettle()), tokenDoc: tok("ysolde") });
+  const dyingWindow = buildPanel(doc, { connection: fakeConnection(mettleLegal(mettle())), tokenDoc: tok("ysolde") });
   const ysolde = ids(dyingWindow);
   assert.ok(!ysolde.includes("mettle.injury_remove") && ysolde.includes("mettle.injury_add"));
   // The dying one's own window: it is stabilized, by another present character
@@ -242,16 +281,17 @@ test("Pain & Mettle: stabilize as helper, by fiat, kits, strenuous, effort, inju
   assert.equal(field(dyingWindow, "mettle.stabilize", "char").value, "ysolde");
   assert.equal(field(dyingWindow, "mettle.stabilize", "helper").value, "brannoc");
   assert.deepEqual(options(field(dyingWindow, "mettle.stabilize", "helper")), ["brannoc"]);
-  assert.deepEqual(options(field(dyingWindow, "mettle.stabilize", "kit")), ["bandages", "empty"], "the helper's kits");
+  assert.deepEqual(options(field(dyingWindow, "mettle.stabilize", "kit")), ["bandages"], "the helper's kits with uses left");
   const alone = mettle();
   alone.characters.brannoc.badges = ["unconscious"];
+  mettleLegal(alone, { helpers: [] });
   assert.ok(!ids(buildPanel(doc, { connection: fakeConnection(alone), tokenDoc: tok("ysolde") })).includes("mettle.stabilize"), "nobody able to help");
 });
 
 test("Hursagmu: damage, fall, poison, heal, rest — bodies match the schema", () => {
   browser(gm);
   const doc = new FakeDocument();
-  const conn = fakeConnection(hursagmu());
+  const conn = fakeConnection(hursagmuLegal(hursagmu()));
   const root = buildPanel(doc, { connection: conn, tokenDoc: tok("gil") });
   field(root, "hursagmu.damage", "amount").value = "3";
   submit(root, "hursagmu.damage");
@@ -271,6 +311,7 @@ test("Hursagmu: damage, fall, poison, heal, rest — bodies match the schema", (
   submit(root, "hursagmu.poison");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.poison", char: "gil", damage: 1, interval: 60, duration: 600, kind: "drug", name: "Lotus" });
   assert.deepEqual(options(field(root, "hursagmu.heal", "healer")), ["ur"], "another character of the table (HUR-11)");
+  field(root, "hursagmu.heal", "healer").value = "";
   field(root, "hursagmu.heal", "healer_level").value = "7";
   submit(root, "hursagmu.heal");
   assert.deepEqual(conn.sent.at(-1), { type: "hursagmu.heal", patient: "gil", healer_level: 7 });
@@ -287,6 +328,27 @@ test("Hursagmu: damage, fall, poison, heal, rest — bodies match the schema", (
   submitAll(conn, root).forEach(valid);
 });
 
+/** Hursagmu's legal moves as the server says them for hursagmu(): no fall
+ * pending (HUR-14: none to break or take), Ur a healer for Gil (HUR-11);
+ * with Gil's fall pending, his answers and what is done to him. */
+function hursagmuLegal(state) {
+  const legal = everyMove(state);
+  const falling = (state.characters.gil.sheet.pending_fall ?? null) !== null;
+  for (const id of Object.keys(legal.chars)) {
+    const mine = legal.chars[id];
+    if (!(falling && id === "gil")) {
+      delete mine["hursagmu.break_fall"];
+      delete mine["hursagmu.take_fall"];
+    } else {
+      for (const tag of ["hursagmu.rest", "hursagmu.trait_roll", "hursagmu.see_dim", "hursagmu.fall"]) delete mine[tag];
+    }
+  }
+  legal.chars.gil["hursagmu.heal"] = [{ healer: "ur", healer_level: null }];
+  legal.chars.ur["hursagmu.heal"] = [{ healer: "gil", healer_level: null }];
+  state.legal = legal;
+  return state;
+}
+
 /** States of each game in which every state-dependent offer of the window is made. */
 const everyState = () => ({
   dryh: [
@@ -295,8 +357,8 @@ const everyState = () => ({
     [dryh({ rolls: { mina: rolledRoll } }), "mina"],
     [dryh({ rolls: { mina: { ...rolledRoll, phase: "resolved", pending: { mina: "madness" }, legal: { failures: [], choices: { mina: ["check_fight"] } } } } }), "mina"],
   ],
-  mettle: [[mettle(), "brannoc"]],
-  hursagmu: [[hursagmu(), "gil"], [(() => { const s = hursagmu(); s.characters.gil.sheet.pending_fall = 4; return s; })(), "gil"]],
+  mettle: [[mettleLegal(mettle()), "brannoc"]],
+  hursagmu: [[hursagmuLegal(hursagmu()), "gil"], [(() => { const s = hursagmu(); s.characters.gil.sheet.pending_fall = 4; return hursagmuLegal(s); })(), "gil"]],
 });
 
 test("the window holds every command of the catalogue a GM or a player may send for a character", () => {
@@ -325,18 +387,22 @@ test("players are offered exactly what permissions.py lets them send; the GM eve
   browser(alice);
   const doc = new FakeDocument();
   const open = { phase: "open", helpers: [], pending: {}, legal: { failures: [], choices: {} } };
+  // What the server's view says is legal in each state (server/vigil/moves.py).
+  const says = (state, chars) => ({ ...state, legal: { table: {}, chars } });
+  const coins = { "dryh.hope_spend": [{ what: "exhaustion" }], "dryh.recover_discipline": 1 };
   const cases = [
     // In the catalogue's order of play: harm and healing, rolls and checks, conditions.
-    [mettle(), "brannoc", ["mettle.stabilize", "mettle.shake_off", "mettle.effort", "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous"]],
-    [hursagmu(), "gil", ["hursagmu.rest"]],
+    [mettleLegal(mettle()), "brannoc", ["mettle.stabilize", "mettle.shake_off", "mettle.effort", "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous"]],
+    [hursagmuLegal(hursagmu()), "gil", ["hursagmu.rest"]],
     // HUR-14: while a declared fall waits, its character's player breaks or takes it.
     // Until then its own actions wait (the server refuses them: falling), the answers first.
-    [(() => { const s = hursagmu(); s.characters.gil.sheet.pending_fall = 4; return s; })(), "gil", ["hursagmu.break_fall", "hursagmu.take_fall"]],
-    [dryh(), "jack", ["dryh.declare", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
-    [dryh({ rolls: { mina: open } }), "jack", ["dryh.declare", "dryh.help", "dryh.roll", "dryh.hope_spend", "dryh.recover_discipline"]],
-    [dryh({ rolls: { jack: rolledRoll } }), "jack", ["dryh.declare", "dryh.roll", "dryh.hope_improve", "dryh.hope_spend", "dryh.recover_discipline"]],
-    [dryh({ rolls: { mina: { ...rolledRoll, phase: "resolved", helpers: ["jack"], pending: { mina: "madness", jack: "madness" }, legal: { failures: [], choices: { mina: ["check_fight"], jack: ["check_fight", "check_flight"] } } } } }), "jack",
-      ["dryh.declare", "dryh.roll", "dryh.choose", "dryh.hope_spend", "dryh.recover_discipline"]],
+    [(() => { const s = hursagmu(); s.characters.gil.sheet.pending_fall = 4; return hursagmuLegal(s); })(), "gil", ["hursagmu.break_fall", "hursagmu.take_fall"]],
+    [says(dryh(), { jack: coins }), "jack", ["dryh.hope_spend", "dryh.recover_discipline"]],
+    [says(dryh({ rolls: { mina: open } }), { mina: { "dryh.help": [{ helper: "jack", leave: false }] }, jack: coins }), "jack", ["dryh.help", "dryh.hope_spend", "dryh.recover_discipline"]],
+    [says(dryh({ rolls: { jack: rolledRoll } }), { jack: { "dryh.hope_improve": 1, ...coins } }), "jack", ["dryh.hope_improve", "dryh.hope_spend", "dryh.recover_discipline"]],
+    [says(dryh({ rolls: { mina: { ...rolledRoll, phase: "resolved", helpers: ["jack"], pending: { mina: "madness", jack: "madness" }, legal: { failures: [], choices: { mina: ["check_fight"], jack: ["check_fight", "check_flight"] } } } } }),
+      { mina: { "dryh.choose": [{ who: "jack", choice: "check_fight" }, { who: "jack", choice: "check_flight" }] }, jack: coins }), "jack",
+      ["dryh.choose", "dryh.hope_spend", "dryh.recover_discipline"]],
   ];
   for (const [state, me, expected] of cases) {
     const conn = fakeConnection(state, { role: "player", own: [me] });
@@ -356,7 +422,7 @@ test("players are offered exactly what permissions.py lets them send; the GM eve
     assert.ok(expected.every((id) => gmIds.includes(id)) && gmIds.length > expected.length);
   }
   // Another's character: only what any player may do (DRYH-09 hope), and a HUD button for it.
-  const rolledMina = dryh({ rolls: { mina: rolledRoll } });
+  const rolledMina = says(dryh({ rolls: { mina: rolledRoll } }), { mina: { "dryh.hope_improve": 1 }, jack: coins });
   const conn = fakeConnection(rolledMina, { role: "player", own: ["jack"] });
   const root = buildPanel(doc, { connection: conn, tokenDoc: tok("mina") });
   assert.deepEqual(ids(root), ["dryh.hope_improve"]);
@@ -373,7 +439,7 @@ test("players are offered exactly what permissions.py lets them send; the GM eve
   assert.equal(others.querySelector("h5").textContent, "mina", "by the character's name");
   others.querySelector('form[data-command="dryh.hope_improve"]').dispatchEvent({ type: "submit", preventDefault() {} });
   assert.deepEqual(conn.sent.at(-1), { type: "dryh.hope_improve", char: "mina" });
-  const calm = buildPanel(doc, { connection: fakeConnection(dryh(), { role: "player", own: ["jack"] }), tokenDoc: tok("jack") });
+  const calm = buildPanel(doc, { connection: fakeConnection(says(dryh(), { jack: coins }), { role: "player", own: ["jack"] }), tokenDoc: tok("jack") });
   assert.equal(calm.querySelector("section.vigil-others"), null, "no roll to act on: no list");
   assert.deepEqual(characterOffers(CATALOGUE, rolledMina, "mina", { role: "player", own: [] }), [], "a player with no character");
   assert.deepEqual(characterOffers(CATALOGUE, rolledMina, "mina", { role: "spectator", own: ["mina"] }), []);
@@ -382,7 +448,7 @@ test("players are offered exactly what permissions.py lets them send; the GM eve
 test("a rebuilt window keeps what the user typed and picked", () => {
   browser(gm);
   const doc = new FakeDocument();
-  const conn = fakeConnection(mettle());
+  const conn = fakeConnection(mettleLegal(mettle()));
   const old = buildPanel(doc, { connection: conn, tokenDoc: tok("brannoc") });
   field(old, "mettle.stabilize", "tn").value = "9";
   field(old, "mettle.stabilize", "discipline").value = "intuition";

@@ -64,6 +64,12 @@ const mettle = (clock = {}) => ({
     ysolde: { name: "Ysolde", visibility: "full", actor_id: "actY", token_id: null, badges: [], countdowns: [] },
   },
   game: {},
+  // What the server's view says is legal for healthy Brannoc (server/vigil/moves.py):
+  // not rattled (no shake-off), not resting (no rest to stop), not dying.
+  legal: {
+    table: { "combat.start": 1 },
+    chars: { brannoc: { "mettle.pain": 1, "mettle.rattle": 1, "mettle.effort": 1, "mettle.injury_add": 1, "mettle.rest_start": 1, "mettle.strenuous": 1 } },
+  },
 });
 
 test("module.json: id, compatibility, entry points, socket", () => {
@@ -257,10 +263,11 @@ test("window: GM commands for the character, clock/combat, and linking", async (
   root.querySelector("form[data-command=\"mettle.pain\"] [name=\"amount\"]").value = "1";
   submit("mettle.pain");
   submit("clock.follow");
-  submit("mettle.stabilize_by_fiat");
+  submit("mettle.rest_start");
   assert.deepEqual(conn.sent[0], { type: "mettle.pain", char: "brannoc", amount: 1 });
   assert.deepEqual(conn.sent[1], { type: "clock.follow", world_time: game.time.worldTime }, "Foundry's world time, prefilled");
-  assert.deepEqual(conn.sent[2], { type: "mettle.stabilize_by_fiat", char: "brannoc" });
+  assert.deepEqual(conn.sent[2], { type: "mettle.rest_start", char: "brannoc" });
+  assert.equal(root.querySelector("form[data-command=\"mettle.stabilize_by_fiat\"]"), null, "not dying: not offered");
 
   const unlinked = { id: "tok9", actorId: "act9", actorLink: false, name: "Ghoul", actor: { name: "Ghoul", hasPlayerOwner: false } };
   const r2 = buildPanel(doc, { connection: conn, tokenDoc: unlinked });
@@ -279,7 +286,7 @@ test("window: a player gets only the actions the server allows on their own char
   const conn = fakeConnection(mettle(), { role: "player", own: ["brannoc"] });
   const root = buildPanel(doc, { connection: conn, tokenDoc: { id: "t1", actorId: "actB" } });
   const commands = (r) => r.querySelectorAll("form").map((f) => f.getAttribute("data-command"));
-  assert.deepEqual(commands(root), ["mettle.shake_off", "mettle.effort", "mettle.rest_start", "mettle.rest_stop", "mettle.strenuous"]);
+  assert.deepEqual(commands(root), ["mettle.effort", "mettle.rest_start", "mettle.strenuous"], "what the server says is legal now, of what a player may send");
   const other = buildPanel(doc, { connection: conn, tokenDoc: { id: "t2", actorId: "actY" } });
   assert.deepEqual(other.querySelectorAll("button"), []);
   const spectator = fakeConnection(mettle(), { role: "spectator", own: ["brannoc"] });

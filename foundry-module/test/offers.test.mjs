@@ -10,7 +10,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { CATALOGUE } from "../scripts/core/catalogue.js";
-import { answersAWait, blockedBy, characterOffers, waitsOn } from "../scripts/core/offers.js";
+import { answersAWait, characterOffers, waitsOn } from "../scripts/core/offers.js";
 import { BADGES, RANDOM_KINDS, badgeLook, nextRandom } from "../scripts/core/display.js";
 
 const ch = (name, extra = {}) => ({ name, visibility: "full", badges: [], countdowns: [], ...extra });
@@ -41,29 +41,23 @@ test("HUR-14: the catalogue's wait names the pending fall, its answers and the a
   }
 });
 
-test("HUR-14: a falling character is offered the answers first and none of its own actions", () => {
+test("HUR-14: a falling character is offered what the server says, the answers first", () => {
   const calm = hursagmu();
   assert.deepEqual(waitsOn(CATALOGUE, calm, "gil"), []);
-  const calmTags = tags(characterOffers(CATALOGUE, calm, "gil", GM));
-  assert.ok(calmTags.includes("hursagmu.rest") && !calmTags.includes("hursagmu.take_fall"));
+  calm.legal = { table: {}, chars: { gil: { "hursagmu.rest": 1, "hursagmu.harm": 0 } } };
+  assert.deepEqual(tags(characterOffers(CATALOGUE, calm, "gil", GM)).filter((t) => t.startsWith("hursagmu.")), ["hursagmu.harm", "hursagmu.rest"]);
 
+  // The server's view (server/vigil/moves.py) while the fall waits: the answers and what is done to him.
   const falling = hursagmu({ pending_fall: 4 });
+  falling.legal = { table: {}, chars: { gil: { "hursagmu.harm": 0, "hursagmu.break_fall": 1, "hursagmu.take_fall": 1 }, ur: { "hursagmu.heal": [{ healer: "gil", healer_level: null }] } } };
   assert.equal(waitsOn(CATALOGUE, falling, "gil").length, 1);
   const offered = tags(characterOffers(CATALOGUE, falling, "gil", GM));
   assert.deepEqual(offered.slice(0, 2), ["hursagmu.break_fall", "hursagmu.take_fall"], "the answers first");
-  for (const tag of Object.keys(CATALOGUE.games.hursagmu.waits[0].blocks)) {
-    if (tag !== "hursagmu.heal") assert.ok(!offered.includes(tag), `${tag} waits for the fall`);
-  }
-  // What is done to it stays on offer; healing it names another healer.
-  assert.ok(offered.includes("hursagmu.harm") && offered.includes("hursagmu.poison"));
-  assert.ok(blockedBy(CATALOGUE, falling, CATALOGUE.commands["hursagmu.rest"], { char: "gil" }));
-  assert.equal(blockedBy(CATALOGUE, falling, CATALOGUE.commands["hursagmu.harm"], { char: "gil" }), null);
+  assert.ok(!offered.includes("hursagmu.rest") && offered.includes("hursagmu.harm"));
+  // Healing Ur names the healers the server lists.
   const heal = characterOffers(CATALOGUE, falling, "ur", GM).find((o) => o.entry.type === "hursagmu.heal");
-  assert.deepEqual(heal.choices.healer, [], "a falling healer is not offered");
-  const healGil = characterOffers(CATALOGUE, falling, "gil", GM).find((o) => o.entry.type === "hursagmu.heal");
-  assert.deepEqual(healGil.choices.healer, ["ur"]);
-
-  // Its player: the answers alone (its rest waits too).
+  assert.deepEqual(heal.choices.healer, ["gil"]);
+  // Its player: the answers alone.
   const player = tags(characterOffers(CATALOGUE, falling, "gil", { role: "player", own: ["gil"] }));
   assert.deepEqual(player, ["hursagmu.break_fall", "hursagmu.take_fall"]);
 });
@@ -81,27 +75,25 @@ const mettle = () => ({
 });
 const stabilize = (state, char, viewer = GM) => characterOffers(CATALOGUE, state, char, viewer).find((o) => o.entry.type === "mettle.stabilize") ?? null;
 
-test("MET-11: a dying character's stabilize names another present helper, one with kit uses first", () => {
-  const offer = stabilize(mettle(), "bran");
+test("MET-11: a dying character's stabilize offers the helpers and kits the server lists", () => {
+  const state = mettle();
+  const attempt = (helper, kit) => ["lore", "survival"].map((discipline) => ({ helper, discipline, kit }));
+  // server/vigil/moves.py: Ysolde (bandages) and Ann (herbs) may try; Aaron is unconscious.
+  state.legal = { table: {}, chars: { bran: { "mettle.stabilize": [...attempt("ysolde", "bandages"), ...attempt("ann", "herbs")] } } };
+  const offer = stabilize(state, "bran");
   assert.equal(offer.char, "bran", "the dying one is the subject");
-  assert.equal(offer.values.helper, "ysolde", "never the dying one itself; kit uses left first");
-  assert.deepEqual(offer.choices.helper, ["ann", "ysolde"], "present characters only, by name");
-  const spent = mettle();
-  spent.characters.ysolde.sheet.kits = { bandages: 0 };
-  spent.characters.ann.sheet.kits = { herbs: 0 };
-  assert.equal(stabilize(spent, "bran").values.helper, "ann", "else the first present one by name");
-  const noKits = mettle();
-  noKits.characters.ysolde.sheet.kits = {};
-  assert.equal(stabilize(noKits, "bran"), null, "a stabilize needs a kit: none at the table");
-  // A player names only its own characters as the helper; with none able, nothing is offered.
-  const annKit = mettle();
-  annKit.characters.ann.sheet.kits = { herbs: 1 };
-  assert.equal(stabilize(annKit, "bran", { role: "player", own: ["bran", "ann"] }).values.helper, "ann");
-  assert.deepEqual(stabilize(annKit, "bran", { role: "player", own: ["bran", "ann"] }).choices.helper, ["ann"]);
-  assert.equal(stabilize(mettle(), "bran", { role: "player", own: ["bran"] }), null);
-  // The helper's window still offers the attempt on the dying one.
-  assert.deepEqual(stabilize(mettle(), "ysolde").values, { helper: "ysolde" });
-  assert.equal(stabilize(mettle(), "out"), null, "an unconscious character helps no one");
+  assert.deepEqual(offer.choices.helper, ["ysolde", "ann"], "as the server lists them");
+  assert.deepEqual(offer.choices.kit, ["bandages", "herbs"]);
+  assert.equal(offer.values.helper, undefined, "several helpers: the GM picks");
+  // The helper's window offers the attempt on the dying one, itself as the helper.
+  const help = stabilize(state, "ysolde");
+  assert.deepEqual([help.char, help.values.char, help.values.helper, help.choices.kit], [null, "bran", "ysolde", ["bandages"]]);
+  // A player names only its own characters: the server lists only those for it.
+  state.legal = { table: {}, chars: { bran: { "mettle.stabilize": attempt("ann", "herbs") } } };
+  assert.equal(stabilize(state, "ann", { role: "player", own: ["bran", "ann"] }).values.helper, "ann");
+  assert.equal(stabilize(state, "out"), null, "not listed: not offered");
+  state.legal = { table: {}, chars: {} };
+  assert.equal(stabilize(state, "bran"), null, "nothing listed (no kit at the table): nothing offered");
 });
 
 test("display: the falling badge has a letter, a shape, a tone and a colour like every badge", () => {

@@ -52,6 +52,7 @@ from vigil.rules.commands import Command, Rolls
 from vigil.rules.engine import PROTECTED_TABLE_FIELDS
 from vigil.rules.game import Game
 from vigil.rules.games import GAMES
+from vigil.rules.legal import commands_of, tag_of
 from vigil.table import DEFAULT_SETTINGS
 from vigil.table_commands import OPERATOR_COMMANDS
 
@@ -195,6 +196,12 @@ MANUAL_DICE_FIELDS = ("faces", "lots")
 NONCE_FIELD = "nonce"
 
 
+_JUDGED = frozenset(tag_of(c) for system in GAMES.values() for c in commands_of(system))
+"""Commands whose legality now the views publish (``legal``, from the
+rules' own checks: vigil.rules.legal): a client offers one only when the
+state says so. Others (the clock, options, tokens) as the senders say."""
+
+
 def _command(cls: type[Command]) -> Json:
     """One command. Its scope: "operator" for the operator's commands,
     "character" when it must name a character it acts on, else "table";
@@ -220,6 +227,7 @@ def _command(cls: type[Command]) -> Json:
         "nonce": NONCE_FIELD if issubclass(cls, Rolls) else None,
         "foundry_only": tag in FOUNDRY_ONLY,
         "edits_current": tag in EDITS_CURRENT,
+        "legal": tag in _JUDGED,
         "senders": _senders(tag),
     }
 

@@ -91,11 +91,24 @@ class HistoryQuery(Message, kw_only=True, tag="history"):
     limit: Annotated[int, msgspec.Meta(ge=1, le=200)] = 50
 
 
+class LegalQuery(Message, kw_only=True, tag="legal"):
+    """The moves this connection is offered now: the commands the rules
+    would accept in the table's current state, narrowed to what its token
+    may send (answered by :class:`LegalMoves`). Asked, not pushed with
+    every patch: finding them costs far more than a change does."""
+
+    id: MsgId
+    table: TableRef
+
+
 class Ping(Message, kw_only=True, tag="ping"):
     id: MsgId
 
 
-ClientMessage = Hello | Cmd | HistoryQuery | Ping
+ClientMessage = Hello | Cmd | HistoryQuery | LegalQuery | Ping
+TableRequest = Cmd | HistoryQuery | LegalQuery
+"""The requests a connection makes after its hello (a ping aside): each
+answered by the table's owner, forwarded there in a cluster."""
 
 
 # ---- server → client ---------------------------------------------------
@@ -176,11 +189,23 @@ class HistoryPage(Message, kw_only=True, tag="history_page"):
     next_before: int | None = None
 
 
+class LegalMoves(Message, kw_only=True, tag="legal_moves"):
+    """The answer to a :class:`LegalQuery`, for the state at ``epoch`` and
+    ``rev``: ``{"table": {tag: offer}, "chars": {char: {tag: offer}}}``
+    (docs/design.md "Legal moves"), or None for a viewer who sends nothing."""
+
+    id: str
+    table: str
+    epoch: int
+    rev: int
+    legal: dict[str, Any] | None
+
+
 class Pong(Message, kw_only=True, tag="pong"):
     id: str
 
 
-ServerMessage = Welcome | Snapshot | Patch | Ack | Error | HistoryPage | Pong
+ServerMessage = Welcome | Snapshot | Patch | Ack | Error | HistoryPage | LegalMoves | Pong
 
 client_decoder = msgspec.json.Decoder(ClientMessage)
 command_decoder = msgspec.json.Decoder(CommandBody)

@@ -57,6 +57,7 @@ class Mark:
     rev: int
     sent: dict[str, dict[str, Any]]
     undoable: dict[int, dict[str, Any]]
+    writes: dict[int, frozenset[str]]
 
 
 # The fields of a command that name the character it is about, in the order
@@ -79,6 +80,9 @@ def undo_about(
     name = body.get("name") if body.get("type") == "character.create" else None
     if char is not None and name is None:
         name = names.get(char, {}).get("name")
+    # A correction says what it set (the DRYH coin buttons set hope and
+    # despair): "Hope set to 3", not "Correct a value".
+    correcting = body.get("type") == "correct"
     return {
         "rev": rev,
         "command": body.get("type"),
@@ -86,6 +90,8 @@ def undo_about(
         "name": name,
         "by": actor.split("#")[0],
         "at": game,
+        "field": body.get("field") if correcting else None,
+        "value": body.get("value") if correcting else None,
     }
 
 
@@ -110,6 +116,12 @@ class Table:
     # (:meth:`recall_undo`). Replaced, never changed in place, so that a
     # mark keeps it as it was without a copy.
     _undoable: dict[int, dict[str, Any]] = field(init=False, default_factory=dict)
+    # The document paths each rev of the undo stack wrote (:func:`written`),
+    # so that a later change nobody can undo (a player's, the clock's)
+    # takes off the stack exactly the GM changes it built on: undo then
+    # always reaches the newest change it can take back, never one stuck
+    # in a conflict. Replaced, never changed in place, like ``_undoable``.
+    _writes: dict[int, frozenset[str]] = field(init=False, default_factory=dict)
     _dice_doc: dict[str, Any] | None = field(init=False, default=None)
     _dice_view: dict[str, Any] | None = field(init=False, default=None)
     # The current period's seed as bytes, beside the period it was read from.
@@ -156,6 +168,8 @@ class Table:
         stack = doc.get("undo", [])
         if len(self._undoable) > len(stack):
             self._undoable = {r: self._undoable[r] for r in stack if r in self._undoable}
+        if len(self._writes) > len(stack):
+            self._writes = {r: self._writes[r] for r in stack if r in self._writes}
         self._views.load(
             state, doc["meta"], self.anchor, self.name, self.settings, self.undo_next(), self._public_dice()
         )
@@ -204,8 +218,10 @@ class Table:
         top = self.next_undo()
         if top is None:
             return None
-        unknown = {"rev": top, "command": None, "char": None, "name": None, "by": None, "at": None}
-        return self._undoable.get(top, unknown)
+        unknown: dict[str, Any] = dict.fromkeys(("command", "char", "name", "by", "at", "field", "value"))
+        unknown["rev"] = top
+        about: dict[str, Any] = self._undoable.get(top, unknown)
+        return about
 
     def recall_undo(self, entries: Iterable[LogEntry]) -> None:
         """After a load: learn from their log entries what the revs of the
@@ -218,6 +234,8 @@ class Table:
             if e.rev in stack and e.epoch == self.epoch
         }
         self._undoable = {**self._undoable, **learnt}
+        wrote = {e.rev: written(e.ops) for e in entries if e.rev in stack and e.epoch == self.epoch}
+        self._writes = {**self._writes, **wrote}
         self._views.load(
             self.state, meta, self.anchor, self.name, self.settings, self.undo_next(), self._public_dice()
         )
@@ -232,6 +250,11 @@ class Table:
     def view(self, audience: Audience) -> dict[str, Any]:
         """``audience``'s view of the current state."""
         return self._views.view(audience)
+
+    def legal(self, audience: Audience) -> dict[str, Any] | None:
+        """The moves ``audience`` is offered now (None for one that sends
+        nothing: spectators, a player with no character here)."""
+        return self._views.legal(audience)
 
     def watch(self, audience: Audience) -> dict[str, Any]:
         """The view ``audience`` was sent; from now on every commit returns
@@ -386,8 +409,11 @@ class Table:
             # table rebuilt from a snapshot and the log undoes what this
             # one would (``add`` replaces a member that exists already).
             stack = [*doc.get("undo", []), self.rev][-self.undo_depth :]
+            self._writes = {**self._writes, self.rev: written(change.ops)}
             doc["undo"] = stack
             change.ops.append({"op": "add", "path": "/undo", "value": stack})
+        elif change.kind != "undo":
+            self._drop_built_on(change)
         self._load_doc(doc, change.state)
         return self._views.patches()
 
@@ -398,20 +424,42 @@ class Table:
         self.epoch += 1
         self.rev = 0
         self._undoable = {}
+        self._writes = {}
         self._load_doc({**self.doc, "undo": []}, self.state)
         self._views.resend()
 
     def mark(self) -> Mark:
         """Where the table is now, to :meth:`restore` if what follows fails."""
-        return Mark(self.doc, self.state, self.epoch, self.rev, self._views.sent(), self._undoable)
+        sent = self._views.sent()
+        return Mark(self.doc, self.state, self.epoch, self.rev, sent, self._undoable, self._writes)
 
     def restore(self, mark: Mark) -> None:
         """Back to ``mark``, as if nothing since had happened (documents are
         never changed in place, so the marked one is intact)."""
         self._undoable = mark.undoable
+        self._writes = mark.writes
         self._load_doc(mark.doc, mark.state)
         self.epoch, self.rev = mark.epoch, mark.rev
         self._views.restore(mark.sent)
+
+    def _drop_built_on(self, change: Change) -> None:
+        """Take off the undo stack every GM change that ``change`` (one no
+        undo takes back: a player's, the clock's) wrote over: undoing it
+        would be refused as a conflict from now on (:meth:`undo`), and
+        while it sat on top nothing older could be reached ("Change 34
+        cannot be undone" on every click). The stack's new value is one of
+        the change's ops, so a table rebuilt from the log drops the same.
+        A GM change over another is kept: undone in order, newest first,
+        each finds what it wrote."""
+        stack: list[int] = change.doc.get("undo", [])
+        if not stack:
+            return
+        touched = written(change.ops)
+        keep = [r for r in stack if not _overlaps(self._writes.get(r, frozenset()), touched)]
+        if len(keep) == len(stack):
+            return
+        change.doc["undo"] = keep
+        change.ops.append({"op": "add", "path": "/undo", "value": keep})
 
     # -- the dice period -----------------------------------------------------
 
@@ -575,6 +623,19 @@ class Table:
             doc,
             change.result,
         )
+
+
+def written(ops: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    """The document paths a change's ``ops`` wrote, less those an undo
+    ignores (the game clock, which only moves forward, and the stack)."""
+    return frozenset(
+        op["path"] for op in ops if not op["path"].startswith(_CLOCK_PATH) and op["path"] != "/undo"
+    )
+
+
+def _overlaps(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether a path of ``a`` is one of ``b``, inside one or holds one."""
+    return any(x == y or y.startswith(x + "/") or x.startswith(y + "/") for x in a for y in b)
 
 
 def public_dice(dice: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,9 @@ from typing import Any
 
 from vigil import treepatch
 from vigil.clock_anchor import Anchor
+from vigil.moves import view_legal
 from vigil.rules.game import Game
+from vigil.rules.legal import Move, legal_moves
 from vigil.views import (
     GM,
     Audience,
@@ -81,6 +83,9 @@ class TableViews:
         self._shared: dict[str, Any] = {}
         self._clock: dict[str, Any] | None = None
         self._old_clock: dict[str, Any] | None = None
+        # The rules' legal moves in the current state (the same for every
+        # audience; each view shows its share): made when first asked.
+        self._moves: list[Move] | None = None
         # The audiences watching, and the view each was sent last (by key).
         self._audiences: dict[str, Audience] = {}
         self._sent: dict[str, dict[str, Any]] = {}
@@ -117,6 +122,7 @@ class TableViews:
             self._old_games = old_games
         if state is not previous:
             self._shared = {}
+            self._moves = None
         self._state, self._meta, self._anchor = state, meta, anchor
         self._name, self._settings = name, settings
         self._undo = same_or(undo, self._undo)
@@ -134,6 +140,11 @@ class TableViews:
             return ("gm",)
         own = audience.chars
         return tuple(_seen_as(r, cid in own) for cid, r in self._current_renders().items())
+
+    def _plays(self, audience: Audience) -> bool:
+        """Whether ``audience`` is a player with a character at the table
+        (one without sees what the spectators see, and sends nothing)."""
+        return audience.kind == "player" and any(c in self._state.characters for c in audience.chars)
 
     def view(self, audience: Audience) -> dict[str, Any]:
         """``audience``'s view of the current state."""
@@ -156,6 +167,19 @@ class TableViews:
             clock=self._clock,
             shared=self._shared,
         )
+
+    def legal(self, audience: Audience) -> dict[str, Any] | None:
+        """What ``audience`` is offered now (:func:`vigil.moves.view_legal`),
+        from the rules' legal moves of this state, made once for all who
+        ask. Not part of the view: finding the legal moves puts a few
+        hundred candidate commands to the rules (tens of milliseconds), far
+        more than a change costs, so it is made only when a page asks
+        (the ``legal`` request), once per state."""
+        if audience.kind != GM and not self._plays(audience):
+            return None
+        if self._moves is None:
+            self._moves = legal_moves(self.system, self._state)
+        return view_legal(self.system, self._moves, audience, self._current_renders())
 
     def _current_renders(self) -> dict[str, CharacterRender]:
         if self._renders is None:

@@ -342,7 +342,7 @@ async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerP
     await act(gm, "mettle.pain", amount="3")
     await expect(ysolde.locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^3"))
     # The undo button says what it takes back (the GM's view: state.undo).
-    await gm.get_by_role("button", name=re.compile(r"^↶ Undo: Apply pain — Ysolde \(rev \d+\)$")).click()
+    await gm.get_by_role("button", name=re.compile(r"^↶ Undo: Apply pain — Ysolde \(change \d+\)$")).click()
     await expect(ysolde.locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^0"))
     await expect(gm.locator("#history .entry.undone")).to_contain_text("Ysolde takes 3 pain")
 
@@ -359,14 +359,39 @@ async def test_undo_correct_visibility_and_readable_errors(vigil_server: ServerP
     await expect(card(watch, "ysolde")).to_have_count(0)
     await expect(ysolde).to_have_class(re.compile("vis-hidden"))
 
-    # Not dying: the rules refuse; the GM reads a sentence, not a code, in
-    # the form that was sent (not a toast over other controls).
-    await gm.locator("#act-char").select_option("brannoc")
-    await act(gm, "mettle.stabilize_by_fiat")
-    message = gm.locator("form[data-command='mettle.stabilize_by_fiat'] .vigil-form-error")
-    await expect(message).to_contain_text("Brannoc")
+    # A move legal now whose values the rules refuse (a stabilize attempt
+    # on dying Ysolde with no TN given, MET-11: the form asks it, the
+    # server judges it): the GM reads a sentence, not a code, in the form
+    # that was sent (not a toast over other controls). A move not legal now
+    # is not offered at all (tests/browser/test_legal_offers.py).
+    await ws_command(
+        vigil_server,
+        vigil_server.gm_token,
+        {"type": "mettle.kit_set", "char": "brannoc", "kit": "bandages", "uses": 2},
+    )
+    await ws_command(
+        vigil_server,
+        vigil_server.gm_token,
+        {"type": "mettle.discipline_set", "char": "brannoc", "discipline": "survival", "level": 2},
+    )
+    await ws_command(
+        vigil_server, vigil_server.gm_token, {"type": "mettle.pain", "char": "ysolde", "amount": 6}
+    )
+    await gm.locator("#act-char").select_option("ysolde")
+    stabilize = gm.locator("form[data-command='mettle.stabilize']")
+    await stabilize.locator("[name='helper']").select_option("brannoc")
+    await stabilize.locator("[name='kit']").select_option("bandages")
+    await stabilize.locator("[name='discipline']").select_option("survival")
+    await stabilize.locator("button[type=submit]").click()
+    message = gm.locator("form[data-command='mettle.stabilize'] .vigil-form-error")
+    await expect(message).to_contain_text("Ysolde")
     text = await message.text_content()
-    assert text and "not_dying" not in text and "{" not in text
+    assert text and "tn_required" not in text and "cannot_act" not in text and "{" not in text
+    # The demo table is the other tests' too: the three changes taken back, newest first.
+    for _ in range(3):
+        undone = await ws_command(vigil_server, vigil_server.gm_token, {"type": "undo"})
+        assert undone["type"] == "ack", undone
+    await expect(ysolde.locator("[data-badge=dying]")).to_have_count(0)
 
     # A toast (an advance of no minutes, past the input's own check) covers
     # neither the Advance button nor the Corrections form, and lets a click

@@ -287,7 +287,10 @@ async def test_every_command_of_each_game_is_reachable_from_the_gm_page(
     table ones) has a control on the GM page: a built form, or one of the
     page's own controls carrying its data-command; the operator's commands
     are on the operator page. Those only a Foundry client can fill
-    (catalogue foundry_only: Foundry's world time) are not on a page."""
+    (catalogue foundry_only: Foundry's world time) are not on a page. A
+    command whose legality the view publishes (catalogue ``legal``) has
+    one while it is legal now, for the table or the character acted on
+    (every state of a scene: tests/browser/test_legal_offers.py)."""
     for system, table in (("mettle", "demo"), ("dryh", "reach-d"), ("hursagmu", "reach-h")):
         if system == "mettle":
             token = vigil_server.gm_token
@@ -296,11 +299,15 @@ async def test_every_command_of_each_game_is_reachable_from_the_gm_page(
         page = await new_page(1400, 1000)
         await open_live(page, f"{vigil_server.url}/#token={token}")
         tags = await page.evaluate(
-            """(system) => import('/client/core/catalogue.js').then(({ CATALOGUE }) =>
-                Object.values(CATALOGUE.commands)
+            """(system) => import('/client/core/catalogue.js').then(({ CATALOGUE }) => {
+                const legal = window.vigil.state.legal;
+                const acting = document.querySelector('#act-char').value;
+                const now = new Set([...Object.keys(legal.table), ...Object.keys(legal.chars[acting] ?? {})]);
+                return Object.values(CATALOGUE.commands)
                   .filter((e) => (e.game === null || e.game === system) && e.senders.gm === true)
-                  .filter((e) => !e.foundry_only)
-                  .map((e) => e.type))""",
+                  .filter((e) => !e.foundry_only && (!e.legal || now.has(e.type)))
+                  .map((e) => e.type);
+            })""",
             system,
         )
         shown = await page.evaluate(

@@ -37,21 +37,21 @@ async def test_the_undo_button_says_which_command_it_takes_back(
     vigil_server: ServerProcess, new_page: Any
 ) -> None:
     """The GM applies pain to Ysolde: the button reads "Undo: Apply pain —
-    Ysolde (rev n)" (the command's catalogue label); after the undo it names the command before; with nothing
-    left it is disabled. A player's view carries no ``undo``."""
+    Ysolde (change n)" (the command's catalogue label); after the undo it
+    names the command before; with nothing left it is disabled. A player's view carries no ``undo``."""
     tokens = await new_table(vigil_server, "mettle", "undo", {"ysolde": {"mettle": 5}})
     gm = await new_page(1400, 1000)
     player = await new_page()
     await open_live(gm, f"{vigil_server.url}/#token={tokens['gm']}")
     await open_live(player, f"{vigil_server.url}/#token={tokens['player']}")
     button = gm.locator("#undo")
-    await expect(button).to_have_text(re.compile(r"^↶ Undo: Add character — Ysolde \(rev \d+\)$"))
+    await expect(button).to_have_text(re.compile(r"^↶ Undo: Add character — Ysolde \(change \d+\)$"))
 
     await gm.locator("#act-char").select_option("ysolde")
     await act(gm, "mettle.pain", amount="2")
     await gm.wait_for_function("window.vigil.state.undo?.command === 'mettle.pain'")
     rev = await gm.evaluate("window.vigil.state.undo.rev")
-    await expect(button).to_have_text(f"↶ Undo: Apply pain — Ysolde (rev {rev})")
+    await expect(button).to_have_text(f"↶ Undo: Apply pain — Ysolde (change {rev})")
     await expect(button).to_be_enabled()
     assert "by gm" in (await button.get_attribute("title") or "")
     assert await player.evaluate("'undo' in window.vigil.state") is False
@@ -63,6 +63,39 @@ async def test_the_undo_button_says_which_command_it_takes_back(
     await expect(card(gm, "ysolde")).to_have_count(0)
     await expect(button).to_have_text("↶ Nothing to undo")
     await expect(button).to_be_disabled()
+    no_page_errors(gm, player)
+
+
+async def test_undo_names_a_coin_and_reaches_past_what_a_player_built_on(
+    vigil_server: ServerProcess, new_page: Any
+) -> None:
+    """The DRYH coin buttons are corrections: the undo button names what
+    one set ("Hope set to 1"), never "Correct a value". On Pain & Mettle, a
+    player's shake-off over the GM's rattle takes that rattle off the
+    stack: the button names the pain before it, and the click takes the
+    pain back (not "cannot be undone"). Its notice fades and goes."""
+    tokens = await new_table(vigil_server, "dryh", "coins", {"ysolde": {}})
+    gm = await new_page(1400, 1000)
+    await open_live(gm, f"{vigil_server.url}/#token={tokens['gm']}")
+    button = gm.locator("#undo")
+    await gm.locator("#hope-up").click()
+    await expect(button).to_have_text(re.compile(r"^↶ Undo: Hope set to 1 \(change \d+\)$"))
+
+    tokens = await new_table(vigil_server, "mettle", "built-on", {"ysolde": {"mettle": 9}})
+    player = await new_page()
+    await open_live(gm, f"{vigil_server.url}/#token={tokens['gm']}")
+    await open_live(player, f"{vigil_server.url}/#token={tokens['player']}")
+    await gm.locator("#act-char").select_option("ysolde")
+    await act(gm, "mettle.pain", amount="2")
+    await act(gm, "mettle.rattle", amount="4")
+    await expect(button).to_have_text(re.compile(r"^↶ Undo: Add rattle"))
+    await act(player, "mettle.shake_off", effort="1")
+    await expect(button).to_have_text(re.compile(r"^↶ Undo: Apply pain — Ysolde \(change \d+\)$"))
+    await button.click()
+    await expect(card(gm, "ysolde").locator("[data-stat=pain] .stat-value")).to_have_text(re.compile(r"^0"))
+    notice = gm.locator(".message", has_text="Undone: Apply pain")
+    await expect(notice).to_have_count(1)
+    await expect(notice).to_have_count(0, timeout=10_000)
     no_page_errors(gm, player)
 
 
@@ -174,8 +207,8 @@ async def test_a_dying_characters_stabilize_names_another_present_helper(
     vigil_server: ServerProcess, new_page: Any
 ) -> None:
     """MET-11 on the GM page: acting on dying Brannoc, the stabilize form's
-    helper is another present character with a kit (Ysolde), never
-    Brannoc."""
+    helpers are the present characters the server lists (Ysolde, who has a
+    kit), never Brannoc."""
     gm_token = vigil_server.gm_token
     for body in (
         {"type": "mettle.kit_set", "char": "ysolde", "kit": "bandages", "uses": 2},
@@ -188,10 +221,10 @@ async def test_a_dying_characters_stabilize_names_another_present_helper(
     await gm.locator("#act-char").select_option("brannoc")
     form = gm.locator("#action-forms form[data-command='mettle.stabilize']")
     await expect(form.locator("[name='char']")).to_have_value("brannoc")
-    await expect(form.locator("[name='helper']")).to_have_value("ysolde")
     helpers = await form.locator("[name='helper'] option").evaluate_all(
         "(os) => os.map((o) => o.value).filter(Boolean)"
     )
     assert "brannoc" not in helpers and "ysolde" in helpers, helpers
+    await form.locator("[name='helper']").select_option("ysolde")
     await expect(form.locator("[name='kit'] option[value='bandages']")).to_have_count(1)
     no_page_errors(gm)

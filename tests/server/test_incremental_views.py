@@ -30,13 +30,14 @@ GM = Actor(id="gm#t", role="gm")
 
 def _fresh_view(table: Table, audience: Audience) -> dict[str, Any]:
     """The view as the first version of the server built it: from scratch."""
+    chars = renders(table.system, table.state, table.doc["meta"])
     return build_view(
         audience,
         table_id=table.id,
         name=table.name,
         system=table.system,
         state=table.state,
-        chars=renders(table.system, table.state, table.doc["meta"]),
+        chars=chars,
         anchor=table.anchor,
         settings=table.settings,
         undo=table.undo_next(),

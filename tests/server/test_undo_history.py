@@ -47,6 +47,8 @@ async def test_the_gm_view_says_what_undo_would_take_back_and_no_one_else_sees_i
         "name": gm.state["characters"]["b"]["name"],
         "by": undo["by"],
         "at": gm.state["clock"]["game"],
+        "field": None,
+        "value": None,
     }
     assert undo["by"] and "#" not in undo["by"], "the token's label, not its id"
     await player.wait_rev(gm.rev)
@@ -64,17 +66,24 @@ async def test_the_gm_view_says_what_undo_would_take_back_and_no_one_else_sees_i
     assert reply["code"] == "nothing_to_undo"
 
 
-async def test_undo_refuses_when_later_changes_touched_the_same_fields(running: Running) -> None:
+async def test_undo_skips_the_changes_a_player_built_on(running: Running) -> None:
+    """A player's change over the GM's rattle takes that rattle off the
+    stack: undo takes back the newest change it still can (the pain), and
+    the view says so before the click, never 'cannot be undone'."""
     _table, gm = await running.table("mettle", {"a": {"mettle": 9}})
     await gm.ok({"type": "mettle.pain", "char": "a", "amount": 2})
+    pain_rev = gm.rev
     player = await running.connect(await running.mint(gm, "player", ["a"]))
     await gm.ok({"type": "mettle.rattle", "char": "a", "amount": 4})
     await player.ok({"type": "mettle.shake_off", "char": "a", "effort": 1})  # not the GM's
-    rev = gm.rev
+    await gm.wait_rev(player.rev)
+    assert gm.state is not None and gm.state["undo"]["command"] == "mettle.pain"
+    assert gm.state["undo"]["rev"] == pain_rev
     reply = await gm.cmd({"type": "undo"})
-    assert reply["type"] == "error" and reply["code"] == "undo_conflict"
-    assert gm.rev == rev and gm.state is not None
+    assert reply["type"] == "ack"
+    await gm.wait_rev(reply["rev"])
     assert gm.state["characters"]["a"]["sheet"]["rattle"] == 3
+    assert gm.state["characters"]["a"]["sheet"]["pain"] == 0
 
 
 async def test_undo_depth_is_bounded(running: Running) -> None:

@@ -94,7 +94,7 @@ class Client:
             self.state = treepatch.apply_tree(self.state, msg["changes"])
             self.rev = msg["rev"]
             self.patches.append(msg)
-        elif kind in ("ack", "error", "history_page", "pong"):
+        elif kind in ("ack", "error", "history_page", "legal_moves", "pong"):
             if kind == "error":
                 self.errors.append(msg)
             msg_id = msg.get("id")

@@ -198,6 +198,8 @@ export function panelClass() {
       // re-renders only while the window is shown.
       this._onState = () => { if (this.rendered) this.refresh(); };
       connection.addEventListener("state", this._onState);
+      // The moves it offers come after the state (core/client.js followLegal).
+      connection.addEventListener("legal", this._onState);
     }
 
     get title() {

@@ -95,6 +95,10 @@ export function withNonce(body) {
   return field && body[field] === undefined ? { ...body, [field]: newNonce() } : body;
 }
 
+/** How long the table must be quiet before the client asks for its legal
+ * moves (ms): a burst of changes asks once, after its last. */
+export const LEGAL_DELAY_MS = 60;
+
 function nextId() {
   idCounter += 1;
   return `${idPrefix}-${idCounter}`;
@@ -108,9 +112,19 @@ export class VigilClient extends EventTarget {
    * @param {typeof WebSocket} [options.WebSocketImpl]
    * @param {string} [options.clientName] sent in hello, e.g. "foundry/0.1"
    * @param {{min: number, max: number}} [options.backoff] reconnect delays in seconds
+   * @param {boolean} [options.followLegal] keep `state.legal` (the moves this
+   *   viewer is offered now) current by asking the server after each change;
+   *   a "legal" event says when it changed
    */
-  constructor({ url, token, WebSocketImpl = globalThis.WebSocket, clientName = "vigil-web", backoff = { min: 0.5, max: 15 } } = {}) {
+  constructor({ url, token, WebSocketImpl = globalThis.WebSocket, clientName = "vigil-web", backoff = { min: 0.5, max: 15 }, followLegal = false } = {}) {
     super();
+    this.followLegal = followLegal;
+    // The last legal moves the server gave ({epoch, rev, legal}), and the
+    // asking under way: one request at a time, asked again if the table
+    // moved on meanwhile (see _followLegal).
+    this._legal = null;
+    this._legalTimer = null;
+    this._legalAsking = false;
     this.url = url;
     this.token = token;
     this.WebSocketImpl = WebSocketImpl;
@@ -215,6 +229,17 @@ export class VigilClient extends EventTarget {
     return this._request({ type: "history", id: nextId(), table: this.tableId, before, limit });
   }
 
+  /** The rev of the state the last legal moves are for (null before any). */
+  get legalRev() {
+    return this._legal && this._legal.epoch === this.epoch ? this._legal.rev : null;
+  }
+
+  /** The moves this viewer is offered now. Resolves with the legal_moves
+   * message ({epoch, rev, legal}); the server finds them once per state. */
+  legal() {
+    return this._request({ type: "legal", id: nextId(), table: this.tableId });
+  }
+
   /** Game seconds now, extrapolated from the clock anchor. */
   gameNow() {
     return gameTimeAt(this.state?.clock, Date.now() / 1000);
@@ -270,7 +295,8 @@ export class VigilClient extends EventTarget {
       case "snapshot": return this._onSnapshot(msg);
       case "patch": return this._onPatch(msg);
       case "ack": return this._settle(msg.id, (p) => p.resolve({ result: msg.result ?? null, rev: msg.rev ?? null }));
-      case "history_page": return this._settle(msg.id, (p) => p.resolve(msg));
+      case "history_page":
+      case "legal_moves": return this._settle(msg.id, (p) => p.resolve(msg));
       case "pong": this._pingOutstanding = null; return undefined;
       case "error": return this._onError(msg);
       default: return undefined;
@@ -306,6 +332,7 @@ export class VigilClient extends EventTarget {
     this.rev = msg.rev;
     this.state = msg.state;
     this._attempt = 0;
+    this._followLegal();
     this._emit("state", { state: this.state, changes: null, rev: this.rev });
   }
 
@@ -322,8 +349,51 @@ export class VigilClient extends EventTarget {
       return this._resync(false);
     }
     this.rev = msg.rev;
+    this._followLegal();
     this._emit("state", { state: this.state, changes: msg.changes, rev: this.rev });
     return undefined;
+  }
+
+  /**
+   * Keep `state.legal` for the state shown. The server does not send the
+   * legal moves with every patch (finding them costs far more than a
+   * change), so the client asks once the table has been quiet for
+   * LEGAL_DELAY_MS; until the answer for this rev comes, the last one stays
+   * (a move it offers that is no longer legal is refused, and says why).
+   * The answer may be for a rev not yet shown (the server answers from its
+   * newest state): it is kept until the patch that brings that rev.
+   */
+  _followLegal() {
+    if (!this.followLegal || this.state === null || !this.tableId) return;
+    const known = this._legal;
+    if (known) this.state.legal = known.legal ?? undefined;
+    if (known && known.epoch === this.epoch && known.rev === this.rev) return;
+    if (known && known.epoch === this.epoch && known.rev > this.rev) return; // its patch is on the way
+    clearTimeout(this._legalTimer);
+    this._legalTimer = setTimeout(() => this._askLegal(), LEGAL_DELAY_MS);
+  }
+
+  async _askLegal() {
+    if (this._legalAsking) return;
+    this._legalAsking = true;
+    let answer = null;
+    try {
+      answer = await this.legal();
+    } catch {
+      // Disconnected or refused: the next state asks again.
+    } finally {
+      this._legalAsking = false;
+    }
+    if (!answer || this.state === null) return;
+    this._legal = { epoch: answer.epoch, rev: answer.rev, legal: answer.legal };
+    if (answer.epoch === this.epoch && answer.rev === this.rev) {
+      this.state.legal = answer.legal ?? undefined;
+      // Its own event, not "state": nothing of the table changed (overlays,
+      // history and chat cards have nothing to redraw), only what is offered.
+      this._emit("legal", { state: this.state, rev: this.rev });
+    } else if (answer.epoch !== this.epoch || answer.rev < this.rev) {
+      this._followLegal(); // the table moved on while we asked
+    }
   }
 
   _onError(msg) {

@@ -2,13 +2,17 @@
  * What a viewer may send now, for one character or for the table: the
  * command catalogue's commands (schemas/catalogue.json; who may send each
  * is its `senders`, the server's permissions.py) narrowed by what the
- * table's state allows at this moment — what the catalogue cannot say:
- * an open roll to help in, a pending choice, the legal moves the server
- * puts in the view (DRYH: state.game.rolls[owner].legal = {failures,
- * choices}, server/vigil/rules/dryh/view.py legal_moves), someone dying to
- * stabilize. Pure data, shared by every client (the Foundry window; the
- * dashboard draws its forms and its DRYH roll controls from these offers);
- * the server still checks every command.
+ * server says is legal now. Every view of a GM or a player carries
+ * `legal` (server/vigil/moves.py, from the rules' own checks put to
+ * candidate commands: server/vigil/rules/legal.py):
+ * {table: {tag: offer}, chars: {subject: {tag: offer}}}, an offer being
+ * 1 (legal as the form's defaults make it), 0 (legal if the values the
+ * person gives are: the form decides) or the list of the accepted
+ * variants of the fields beyond the subject ({helper: "b", leave: false}).
+ * A command the catalogue marks `legal` is offered only as that says;
+ * nothing here re-guesses a rule. Pure data, shared by every client (the
+ * Foundry window; the dashboard draws its forms and its DRYH roll controls
+ * from these offers); the server still checks every command.
  *
  * An offer: {entry, char, values, choices}, the ctx members of
  * buildForm (core/forms.js) that make the form of that command for this
@@ -16,10 +20,9 @@
  * fields, `choices` narrows enum/character/ref fields.
  */
 
-import { maySend, refOwner, subjectField } from "./forms.js";
+import { maySend, subjectField } from "./fields.js";
 
 const rolls = (state) => state?.game?.rolls ?? {};
-const phaseIn = (roll, ...phases) => Boolean(roll && phases.includes(roll.phase));
 
 /**
  * May a viewer send command `entry` with these character fields? The GM
@@ -34,30 +37,8 @@ export function mayAct(entry, { role, own = [] } = {}, fields = {}) {
   return Boolean(rules.any) || (rules.own ?? []).every((name) => own.includes(fields[name]));
 }
 
-/** The open roll `char` takes part in, as protagonist or helper: [owner, roll] or null. */
-export function rollOf(state, char) {
-  for (const [owner, r] of Object.entries(rolls(state))) {
-    if (owner === char || (r.helpers ?? []).includes(char)) return [owner, r];
-  }
-  return null;
-}
-
-/** DRYH-14/16/20: the choice `char` owes in a resolved roll: [owner, kind] or null. */
-export function pendingOf(state, char) {
-  for (const [owner, r] of Object.entries(rolls(state))) {
-    const kind = r.pending?.[char];
-    if (kind) return [owner, kind];
-  }
-  return null;
-}
-
 /** The legal moves the server lists for `owner`'s roll (DRYH): {failures, choices}. */
 export const legalOf = (state, owner) => rolls(state)[owner]?.legal ?? { failures: [], choices: {} };
-
-/** The table's characters other than `char` that `keep(id, character)`. */
-const others = (state, char, keep = () => true) => Object.entries(state?.characters ?? {})
-  .filter(([id, ch]) => id !== char && keep(id, ch))
-  .map(([id]) => id);
 
 const waitsOf = (catalogue, system) => catalogue?.games?.[system]?.waits ?? [];
 
@@ -74,96 +55,73 @@ export function waitsOn(catalogue, state, char) {
   return waitsOf(catalogue, state.system).filter((w) => (sheet[w.field] ?? null) !== null);
 }
 
-/** Whether command `tag` answers a wait of the game (offered only while it waits). */
+/** Whether command `tag` answers a wait of the game (offered first while it waits). */
 export const answersAWait = (catalogue, system, tag) => waitsOf(catalogue, system).some((w) => w.answers.includes(tag));
 
-/**
- * The wait that makes the server refuse `entry` with these field values
- * (the character acting in it is waiting: a falling character's own rolls,
- * HUR-14), or null.
- */
-export function blockedBy(catalogue, state, entry, values) {
-  for (const w of waitsOf(catalogue, state?.system)) {
-    const name = w.blocks?.[entry.type];
-    if (name && typeof values[name] === "string" && waitsOn(catalogue, state, values[name]).includes(w)) return w;
+/** The server's offer of command `tag` on subject `char` (state.legal), or undefined when not legal now. */
+export const legalFor = (state, char, tag) => state?.legal?.chars?.[char]?.[tag];
+
+/** Does the view say when `entry` is legal (the catalogue's `legal` commands)? */
+const judged = (entry) => Boolean(entry.legal);
+
+/** `choices` with each variant's values added (the distinct values per field). */
+function gather(choices, variants) {
+  for (const v of variants) {
+    for (const [k, x] of Object.entries(v)) {
+      if (x === null) continue;
+      choices[k] ??= [];
+      if (!choices[k].includes(x)) choices[k].push(x);
+    }
   }
-  return null;
+  return choices;
 }
 
-const badgesOf = (ch) => ch?.badges ?? [];
-const dying = (ch) => badgesOf(ch).includes("dying") && !badgesOf(ch).includes("stabilized");
-/** MET-11: a helper must be able to act (active: no unconscious, dying or departed badge). */
-const able = (ch) => !badgesOf(ch).some((b) => b === "unconscious" || b === "dying" || b === "departed");
-const kitsLeft = (ch) => Object.entries(ch?.sheet?.kits ?? {}).filter(([, uses]) => uses > 0).map(([kit]) => kit);
-const byName = (state) => (a, b) => String(state.characters[a]?.name ?? a).localeCompare(String(state.characters[b]?.name ?? b)) || a.localeCompare(b);
+/** The values every variant agrees on (prefilled; the others are the person's to pick). */
+const agreed = (choices) => Object.fromEntries(Object.entries(choices).filter(([, xs]) => xs.length === 1).map(([k, xs]) => [k, xs[0]]));
 
 /**
- * The state's say on a command for character `char` and this viewer
- * ({role, own}), by tag: null (not now) or {values, choices, subject} —
- * `subject: false` when the window's character is not the command's subject
- * (it helps, or chooses, in another's roll). Commands not listed are
- * offered as the catalogue says.
+ * The server's say on `entry` for the window's character `char`: as the
+ * command's subject ({values, choices}), or as another character field of
+ * it ({subject: false, …}: it helps in another's roll, chooses in it,
+ * stabilizes another as the helper), or null (not legal now).
  */
-const NOW = {
-  // DRYH-03: join a roll not yet rolled while in none; or leave the one joined.
-  "dryh.help": (state, char) => {
-    const mine = rollOf(state, char);
-    if (mine && mine[0] !== char && phaseIn(mine[1], "open", "declared")) {
-      return { subject: false, values: { char: mine[0], helper: char, leave: true }, choices: { char: [mine[0]], helper: [char] } };
-    }
-    const open = mine ? [] : others(state, char, (id) => phaseIn(rolls(state)[id], "open", "declared"));
-    return open.length ? { subject: false, values: { helper: char }, choices: { char: open, helper: [char] } } : null;
-  },
-  // DRYH-07/09: despair and hope change dice already rolled.
-  "dryh.despair_spend": (state, char) => (phaseIn(rolls(state)[char], "rolled", "adjusted") ? {} : null),
-  "dryh.hope_improve": (state, char) => (phaseIn(rolls(state)[char], "rolled", "adjusted") ? {} : null),
-  // DRYH-21: only the failure consequences the rules would accept now.
-  "dryh.resolve": (state, char) => {
-    if (!phaseIn(rolls(state)[char], "rolled", "adjusted")) return null;
-    const failures = legalOf(state, char).failures ?? [];
-    return failures.length ? { choices: { failure: failures } } : null;
-  },
-  // DRYH-14/16/20: the choice this character owes, with the legal moves only.
-  "dryh.choose": (state, char) => {
-    const pending = pendingOf(state, char);
-    if (!pending) return null;
-    const legal = legalOf(state, pending[0]).choices?.[char] ?? [];
-    if (!legal.length) return null;
-    return { subject: false, values: { char: pending[0], who: char }, choices: { char: [pending[0]], who: [char], choice: legal } };
-  },
-  // MET-11: a dying window character is stabilized by another present one
-  // (the viewer's own, for a player), one with kit uses left first; else the
-  // window's character helps a dying one, with a kit that has uses left.
-  "mettle.stabilize": (state, char, { role, own = [] } = {}) => {
-    const me = state?.characters?.[char];
-    if (dying(me)) {
-      const helpers = others(state, char, (id, ch) => able(ch) && (role !== "player" || own.includes(id))).sort(byName(state));
-      if (!helpers.length) return null;
-      const helper = helpers.find((id) => kitsLeft(state.characters[id]).length) ?? helpers[0];
-      return { values: { helper }, choices: { helper: helpers } };
-    }
-    const patients = others(state, char, (id, ch) => dying(ch));
-    const kits = kitsLeft(me);
-    if (!patients.length || !kits.length || !able(me)) return null;
-    return { subject: false, values: { helper: char }, choices: { char: patients, helper: [char], kit: kits } };
-  },
-  // HUR-11: a healer of the table is another character (or an NPC's level).
-  "hursagmu.heal": (state, char) => ({ choices: { healer: others(state, char) } }),
-};
-
-/** Required ref fields naming things the owner lacks (an injury to remove
- * when there is none): such a command is not offered. */
-function refsMissing(catalogue, entry, state, char, values) {
-  const game = catalogue.games?.[entry.game ?? state?.system];
-  for (const f of entry.fields ?? []) {
-    if (f.type !== "ref" || !f.required || f.ref_new) continue;
-    const owner = values[refOwner(entry, f)] ?? char;
-    const where = game?.refs?.[f.ref];
-    const coll = where?.path ? state?.characters?.[owner]?.sheet?.[where.path] : null;
-    const count = Array.isArray(coll) ? coll.length : coll && typeof coll === "object" ? Object.keys(coll).length : 0;
-    if (count === 0) return true;
+function fromLegal(entry, state, char) {
+  const subject = subjectField(entry)?.name;
+  // The field naming who acts, when not the subject (a helper, a chooser:
+  // the catalogue's senders.player.own); else the window's character is
+  // what the command acts on (a patient, with its healers to pick).
+  const fields = (entry.senders?.player?.own ?? []).filter((k) => k !== subject);
+  const mine = legalFor(state, char, entry.type);
+  if (mine !== undefined && !Array.isArray(mine)) return { values: {}, choices: {} };
+  const asSubject = (variants) => {
+    const choices = gather({}, variants);
+    return { values: agreed(choices), choices };
+  };
+  if (!fields.length) return mine?.length ? asSubject(mine) : null;
+  // Its own move, the window's character acting itself (a protagonist's choice).
+  const itself = (mine ?? []).filter((v) => fields.every((k) => v[k] === undefined || v[k] === null || v[k] === char));
+  if (itself.length) return asSubject(itself);
+  // Its part in another's move: it helps in another's roll, chooses in it, stabilizes another.
+  const found = [];
+  for (const [owner, tags] of Object.entries(state?.legal?.chars ?? {})) {
+    const offer = tags[entry.type];
+    if (owner === char || !Array.isArray(offer)) continue;
+    for (const v of offer) if (fields.some((k) => v[k] === char)) found.push([owner, v]);
   }
-  return false;
+  if (found.length) {
+    const choices = gather({}, found.map(([, v]) => v));
+    choices[subject] = [...new Set(found.map(([owner]) => owner))];
+    return { subject: false, values: { ...agreed(choices), [subject]: found[0][0] }, choices };
+  }
+  // Others acting on it (a dying character stabilized by another).
+  return mine?.length ? asSubject(mine) : null;
+}
+
+/** DRYH-21: only the failure consequences a resolve would accept, from the roll's own legal moves (rules/dryh/view.py). */
+function narrowed(entry, state, char, now) {
+  if (entry.type !== "dryh.resolve" || !now) return now;
+  const failures = legalOf(state, char).failures ?? [];
+  return { ...now, choices: { ...now.choices, failure: failures.length ? failures : ["none"] } };
 }
 
 /** `entry` without the optional fields the state narrows to their default
@@ -183,9 +141,10 @@ export function commandsOf(catalogue, system) {
 
 /**
  * The commands a viewer may send now for character `char` (catalogue
- * scope "character"), as offers for buildForm. A player gets those the
- * catalogue lets any player send, and on its own characters those whose
- * own-fields the window's character fills.
+ * scope "character"), as offers for buildForm: those the server says are
+ * legal now for this viewer (`state.legal`), the others as the catalogue's
+ * senders say. A player gets only those on its own characters' behalf.
+ * What waits on the character (HUR-14: a declared fall) comes first.
  * @param {object} catalogue  CATALOGUE (core/catalogue.js)
  * @param {object} state      the table view (VigilClient.state)
  * @param {string} char       the window's character
@@ -197,10 +156,7 @@ export function characterOffers(catalogue, state, char, { role, own = [] } = {})
   const waiting = waitsOn(catalogue, state, char);
   for (const entry of commandsOf(catalogue, state.system)) {
     if (entry.scope !== "character" || !maySend(entry, { role, own })) continue;
-    // HUR-14: an answer only while what it answers waits on this character.
-    if (answersAWait(catalogue, state.system, entry.type) && !waiting.some((w) => w.answers.includes(entry.type))) continue;
-    const rule = NOW[entry.type];
-    const now = rule ? rule(state, char, { role, own }) : {};
+    const now = judged(entry) ? narrowed(entry, state, char, fromLegal(entry, state, char)) : {};
     if (!now) continue;
     const subject = subjectField(entry)?.name;
     const values = { ...(now.values ?? {}) };
@@ -215,36 +171,23 @@ export function characterOffers(catalogue, state, char, { role, own = [] } = {})
       }
       if (!mayAct(entry, { role, own }, values)) continue;
     }
-    if (refsMissing(catalogue, entry, state, char, values)) continue;
-    // The server refuses a waiting character's own actions: not offered, and
-    // not among the characters a field lets act (a falling healer).
-    if (blockedBy(catalogue, state, entry, values)) continue;
-    const choices = narrowWaiting(catalogue, state, entry, now.choices ?? {});
+    const choices = now.choices ?? {};
     out.push({ entry: withoutFixed(entry, choices), char: isSubject ? char : null, values, choices });
   }
-  // What waits on the character is answered first (HUR-14: break or take the fall).
   const first = (o) => (waiting.some((w) => w.answers.includes(o.entry.type)) ? 0 : 1);
   return out.sort((a, b) => first(a) - first(b));
 }
 
-/** `choices` without the waiting characters in the field a wait blocks for `entry`. */
-function narrowWaiting(catalogue, state, entry, choices) {
-  let out = choices;
-  for (const w of waitsOf(catalogue, state?.system)) {
-    const name = w.blocks?.[entry.type];
-    if (!name || !Array.isArray(out[name])) continue;
-    out = { ...out, [name]: out[name].filter((id) => !waitsOn(catalogue, state, id).includes(w)) };
-  }
-  return out;
-}
-
 /**
  * The table-wide commands (catalogue scope "table") of the table's game a
- * viewer may send, except `skip` (tags a client does elsewhere), as offers.
- * `values` prefills fields by tag (e.g. clock.follow's world_time).
+ * viewer may send now, except `skip` (tags a client does elsewhere), as
+ * offers: those whose legality the view publishes only while legal
+ * (combat, sessions…). `values` prefills fields by tag (e.g.
+ * clock.follow's world_time).
  */
 export function tableOffers(catalogue, state, { role, own = [] } = {}, { skip = [], values = {} } = {}) {
   return commandsOf(catalogue, state?.system)
     .filter((e) => e.scope === "table" && !skip.includes(e.type) && maySend(e, { role, own }))
+    .filter((e) => !judged(e) || state?.legal?.table?.[e.type] !== undefined)
     .map((entry) => ({ entry, char: null, values: values[entry.type] ?? {}, choices: {} }));
 }

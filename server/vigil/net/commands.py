@@ -25,7 +25,7 @@ from vigil.net.host import Peer, TableHost
 from vigil.net.hub import Hub
 from vigil.net.relay import Reply
 from vigil.net.writer import Acker, Closing, Edit, GivenUp
-from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, encoder
+from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, LegalMoves, LegalQuery, TableRequest, encoder
 from vigil.rules.outcome import RuleError
 from vigil.store.base import Store
 from vigil.table_commands import (
@@ -96,7 +96,7 @@ async def _tables(hub: Hub) -> list[dict[str, Any]]:
     return listed
 
 
-def target(msg: Cmd | HistoryQuery) -> str | None:
+def target(msg: TableRequest) -> str | None:
     """The table a request is about: the one it names, or for table.delete
     the one its body names; None for the operator's commands about no one
     table (table.create, table.import, table.list)."""
@@ -310,6 +310,19 @@ async def _import(hub: Hub, body: TableImport) -> dict[str, Any]:
         raise Refused("bad_document", reason=str(exc)) from None
     host = await hub.create_table(imported.system.name, imported.name, {}, body.id, doc=imported.doc)
     return await _created(hub, host)
+
+
+async def legal(hub: Hub, conn: Peer, msg: LegalQuery) -> bytes:
+    """The moves this connection is offered in the table's current state
+    (vigil.moves), found once per state for everyone who asks."""
+    host = host_for(hub, conn, msg.table)
+    if conn.role == "operator":
+        raise Refused("forbidden")
+    table = host.table
+    offered = table.legal(conn.watching)
+    return encoder.encode(
+        LegalMoves(id=msg.id, table=table.id, epoch=table.epoch, rev=table.rev, legal=offered)
+    )
 
 
 async def history(hub: Hub, conn: Peer, msg: HistoryQuery) -> bytes:

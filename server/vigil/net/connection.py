@@ -30,11 +30,12 @@ from vigil.net.writer import GivenUp
 from vigil.plain_errors import refusal
 from vigil.protocol import (
     PROTOCOL_VERSION,
-    Cmd,
     Hello,
     HistoryQuery,
+    LegalQuery,
     Ping,
     Pong,
+    TableRequest,
     Welcome,
     client_decoder,
     encoder,
@@ -128,7 +129,7 @@ async def _work(hub: Hub, conn: Conn, queue: asyncio.Queue[Request | bytes | Non
 
 
 # A request read, with its frame (forwarded as it came to another node).
-Request = tuple[Cmd | HistoryQuery | Hello, bytes]
+Request = tuple[TableRequest | Hello, bytes]
 # The most frames a connection may have read and not yet handled.
 QUEUED = 64
 
@@ -317,7 +318,7 @@ async def _refuse_hello(
     await conn.ws.close(close, code)
 
 
-async def _message(hub: Hub, conn: Conn, msg: Cmd | HistoryQuery | Hello, data: bytes) -> None:
+async def _message(hub: Hub, conn: Conn, msg: TableRequest | Hello, data: bytes) -> None:
     """One request of a connection of this node, checked here; a request
     for a table another node owns goes there (``data``: its frame)."""
     if isinstance(msg, Hello):
@@ -342,7 +343,7 @@ async def _message(hub: Hub, conn: Conn, msg: Cmd | HistoryQuery | Hello, data: 
         await _request(hub, conn, msg)
 
 
-def _elsewhere(hub: Hub, msg: Cmd | HistoryQuery) -> str | None:
+def _elsewhere(hub: Hub, msg: TableRequest) -> str | None:
     """The table an operator's request is about, if this node does not own
     it (:func:`vigil.net.commands.target`)."""
     table = commands.target(msg)
@@ -356,13 +357,15 @@ async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
         msg = client_decoder.decode(frame)
     except UNREADABLE:
         return  # the forwarding node decoded it already
-    if isinstance(msg, Cmd | HistoryQuery):
+    if isinstance(msg, TableRequest):
         await _request(hub, peer, msg)
 
 
-async def _request(hub: Hub, conn: Peer, msg: Cmd | HistoryQuery) -> None:
+async def _request(hub: Hub, conn: Peer, msg: TableRequest) -> None:
     if isinstance(msg, HistoryQuery):
         await _guarded(hub, conn, msg.id, commands.history(hub, conn, msg))
+    elif isinstance(msg, LegalQuery):
+        await _guarded(hub, conn, msg.id, commands.legal(hub, conn, msg))
     else:
         await _guarded(hub, conn, msg.id, commands.command(hub, conn, msg))
 
