@@ -68,6 +68,24 @@ const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 const spaced = (s) => String(s).replace(/_/g, " ");
 
 /**
+ * Counts of things ({wounds: 8, shocks: 1}) in words: "8 wounds and 1
+ * shock", a count of 0 left out, "no harm" when none is left. Each count
+ * reads through lang/en.json (VIGIL.Count.one.<thing> / VIGIL.Count.many.<thing>);
+ * the server's words.py `counted` says it the same way in English.
+ */
+export function counted(counts, lookup = () => undefined) {
+  const said = Object.entries(counts)
+    .filter(([, n]) => n)
+    .map(([thing, n]) => {
+      const template = lookup(`VIGIL.Count.${n === 1 ? "one" : "many"}.${thing}`);
+      return typeof template === "string" ? format(template, { n }) : `${n} ${spaced(thing)}`;
+    });
+  if (!said.length) return lookup("VIGIL.Count.none") ?? "no harm";
+  const and = lookup("VIGIL.Count.and") ?? "and";
+  return said.length === 1 ? said[0] : `${said.slice(0, -1).join(", ")} ${and} ${said.at(-1)}`;
+}
+
+/**
  * Event or error params as words, for a sentence:
  * character ids become names (when the viewer knows the name), game times
  * clock readings and durations words, enum values and field names their
@@ -110,6 +128,8 @@ export function readable(params, { names = {}, lookup = () => undefined } = {}) 
     if (typeof out[key] === "string" || out[key] === null) out[key] = choice(key, out[key]);
     else if (Array.isArray(out[key])) out[key] = out[key].map((v) => choice(key, v)).join(", ");
   }
+  // Counts of harm ({wounds: 8, shocks: 1}) as people say them: "8 wounds and 1 shock", never a 0.
+  if (out.counts && typeof out.counts === "object" && !Array.isArray(out.counts)) out.counts = counted(out.counts, lookup);
   // A day of game time counted from 1, as the clock readings count it ("day 2, 07:15:03").
   if (Number.isInteger(out.day)) out.day += 1;
   if (typeof out.field === "string") out.field = capital(field(out.field));

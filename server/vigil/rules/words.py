@@ -29,8 +29,8 @@ class Said(Protocol):
 
 
 _EVENTS: dict[str, str] = {
-    "character_added": "Character {char} joins the table.",
-    "character_removed": "Character {char} leaves the table.",
+    "character_added": "{name} joins the table.",
+    "character_removed": "{name} leaves the table.",
     "corrected": "The GM sets {field} of {target} to {value}.",
     "revived": "The GM revives {char}.",
     "combat_started": "Combat starts.",
@@ -80,7 +80,19 @@ def _render(template: str | None, code: str, params: Mapping[str, Any]) -> str:
         return f"{code}({rest})"
     # A list reads as its items joined, as the clients' words.js format does.
     listed = {k: ", ".join(map(str, v)) if isinstance(v, list | tuple) else v for k, v in params.items()}
+    if isinstance(counts := params.get("counts"), Mapping):
+        listed["counts"] = counted(counts)
     return template.format_map(_Lenient(listed))
+
+
+def counted(counts: Mapping[str, Any]) -> str:
+    """``{"wounds": 8, "shocks": 1}`` as people say it: "8 wounds and 1
+    shock", counts of 0 left out, "no harm" when nothing is left (the
+    clients' core/words.js says it the same way from lang/en.json)."""
+    said = [f"{n} {name[:-1] if n == 1 else name}" for name, n in counts.items() if n]
+    if not said:
+        return "no harm"
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
 def english(event: Said) -> str:
