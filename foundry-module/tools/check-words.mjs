@@ -58,6 +58,10 @@ export const FAULTS = {
   article: /\b(a|an|one|no) (a|an|the)\b|\bone 1\b/i,
   identifier: /\b[a-z]+(?:_[a-z0-9]+)+\b/,
   "raw value": /\bundefined\b|\bNaN\b|\[object Object\]/,
+  // A count of nothing listed ("stuns 0, wounds 8"): a sentence names what happened.
+  "zero count": /\b(stuns|wounds|shocks|doses|pain) 0\b|(?<![\d.])0 (stuns|wounds|shocks)\b/,
+  // A field and its value where a person would say it ("lot fail, passed: no", "blind yes").
+  "yes or no": /:\s(yes|no)\b|\b(blind|deaf|passed|sees) (yes|no)\b|\blot (crit|plain|fail)\b/i,
 };
 
 /** The faults of one sentence (names of FAULTS). */

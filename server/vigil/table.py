@@ -618,6 +618,7 @@ def _name_events(events: list[Event], code: str, name: str) -> None:
         if event.code == code:
             event.params = {**event.params, "name": name}
 
+
 Handler = Callable[[Table, Any, float, Ctx, Any, dict[str, Any]], Change]
 
 

@@ -80,9 +80,19 @@ def _render(template: str | None, code: str, params: Mapping[str, Any]) -> str:
         return f"{code}({rest})"
     # A list reads as its items joined, as the clients' words.js format does.
     listed = {k: ", ".join(map(str, v)) if isinstance(v, list | tuple) else v for k, v in params.items()}
+    for spoken in _SPOKEN:  # choice codes made to be read: "fails_on_a_fail_lot"
+        if isinstance(value := params.get(spoken), str):
+            listed[spoken] = value.replace("_", " ")
     if isinstance(counts := params.get("counts"), Mapping):
         listed["counts"] = counted(counts)
     return template.format_map(_Lenient(listed))
+
+
+# Params whose values are choice codes spelled as the English words they
+# stand for (a check's ``outcome``, a dim-light roll's ``sight``, the
+# ``senses`` left): read with their underscores as spaces. The clients
+# word them from lang/en.json (VIGIL.Choice.<param>.<value>).
+_SPOKEN = ("outcome", "sight", "senses")
 
 
 def counted(counts: Mapping[str, Any]) -> str:

@@ -7,9 +7,9 @@ from vigil.rules import words
 EVENTS: dict[str, str] = {
     "trait_rolled": "{char} rolls {trait} ({faces}): {total} against {target}, dx {dx}.",
     "dim_light_check": (
-        "{char} peers into the dim light ({faces}): {total} against {challenge}; sees: {sees}."
+        "{char} peers into the dim light ({faces}): {total} against {challenge} and {sight}."
     ),
-    "senses_changed": "{char}'s senses change: blind {blind}, deaf {deaf}.",
+    "senses_changed": "{char} is now {senses}.",
     "harmed": "{char} takes {counts}.",
     "resisted": "{char} resists {amount} damage with {trait}: takes {counts}.",
     "condition_started": "{char} is now {condition}.",

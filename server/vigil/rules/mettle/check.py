@@ -62,4 +62,16 @@ def resolve(
         "lot": lot,
         "lot_drawn": drawn,
         "passed": passed,
+        # How people say it, the lot named only when it decided: "passes",
+        # "fails on a fail lot" (never "lot fail, passed: no").
+        "outcome": _outcome(passed, lot, total >= tn),
     }
+
+
+def _outcome(passed: bool, lot: Lot, made_it: bool) -> str:
+    """The check's outcome as a choice code whose words say why."""
+    if lot == "crit" and not made_it:
+        return "passes_on_a_crit_lot"
+    if lot == "fail" and made_it:
+        return "fails_on_a_fail_lot"
+    return "passes" if passed else "fails"
