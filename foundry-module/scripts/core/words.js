@@ -54,6 +54,45 @@ function lookup(catalogue, code) {
   return typeof node === "string" ? node : undefined;
 }
 
+/**
+ * `t` for a face, defined once: `t(key, params)` is the text `lookup(key)`
+ * gives (the pages' lang/en.json, the module's game.i18n) with its
+ * `{name}`s filled; a key without text reads as `missing(key)` (the key
+ * itself by default; the pages prefer its last part in words).
+ * @param {(key: string) => string|undefined} lookup
+ */
+export function translator(lookup, { missing = (key) => key } = {}) {
+  return (key, params = {}) => {
+    const template = lookup(key);
+    return typeof template === "string" ? format(template, params ?? {}) : missing(key);
+  };
+}
+
+/** A key's last part in words ("VIGIL.Badge.seriously_injured" → "Seriously injured"). */
+export function keyWords(key) {
+  const last = String(key).split(".").pop().replace(/_/g, " ");
+  return last.charAt(0).toUpperCase() + last.slice(1);
+}
+
+/** Character id → name in a table's state (what this viewer's view shows). */
+export function namesOf(state) {
+  return Object.fromEntries(Object.entries(state?.characters ?? {}).map(([id, ch]) => [id, ch?.name ?? id]));
+}
+
+/**
+ * A server or client error (VigilError {code, params, message}) as a
+ * sentence, for every face (the pages' refusals and the module's
+ * notifications): `VIGIL.Error.<code>` with its params in words
+ * (`readable`: names, not ids; clock readings, not seconds). A code without
+ * words falls back to the error's own message, then the code.
+ */
+export function errorSentence(err, { names = {}, lookup = () => undefined } = {}) {
+  const code = err?.code ?? "internal";
+  const template = lookup(`VIGIL.Error.${code}`);
+  if (typeof template !== "string") return err?.message ?? code;
+  return format(template, readable(err?.params ?? {}, { names, lookup }));
+}
+
 /** Params that name a character (by id): they read as its name. */
 const CHAR_PARAMS = ["char", "owner", "helper", "who", "target", "patient", "healer", "by"];
 /** Params that are game times (clock readings) and spans of game time. */
