@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from playwright.async_api import Page, expect
-from tests.browser.test_dashboard import open_live
+from tests.browser.test_dashboard import PAGES, open_live
 from tests.browser.test_session import new_table, no_page_errors
 from tests.support.commands import ws_command
 from tests.support.server import ServerProcess
@@ -70,6 +70,9 @@ async def test_hursagmu_stream_shows_the_newest_dose_a_poisoned_card_and_resiste
     # The sentence lists what was taken, never a count of 0.
     sentence = await words(roll, "#watch-rolls .reading")
     assert " 0 " not in f" {sentence} " and "+0" not in sentence, sentence
+    PAGES.mkdir(parents=True, exist_ok=True)
+    await roll.screenshot(path=str(PAGES / "stream-hursagmu-roll.png"), omit_background=True)
+    await watch.screenshot(path=str(PAGES / "stream-hursagmu-full.png"))
     no_page_errors(watch, roll)
 
 
