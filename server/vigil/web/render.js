@@ -182,7 +182,7 @@ export function characterCard(system, id, ch, extra = null) {
       h("span", { class: "kind" }, ch.kind === "npc" ? "NPC" : "PC"),
       ch.visibility !== "full" ? h("span", { class: `vis vis-${ch.visibility}` }, ch.visibility) : null,
     ),
-    h(
+    ch.badges?.length || !conditionsOf(system, ch).length ? h(
       "div",
       { class: "badges" },
       (ch.badges ?? []).map(badge),
@@ -190,10 +190,11 @@ export function characterCard(system, id, ch, extra = null) {
       // No badge: the status word when the sheet is visible, else "No conditions" — unless
       // a condition that matters (a poison, an injury) is listed below.
       !ch.badges?.length && !conditionsOf(system, ch).length ? h("span", { class: "status-word" }, status ?? t("VIGIL.Condition.none")) : null,
-    ),
+    ) : null,
+    // Beside the badges: what else matters (a poison, injuries, kit uses, talents).
+    conditionLines(system, ch),
     countdownsOf(system, ch).length ? h("div", { class: "countdowns" }, countdownsOf(system, ch).map(countdown)) : null,
     numbers(system, ch),
-    conditionLines(system, ch),
     ch.notes ? h("p", { class: "notes" }, ch.notes) : null,
     extra,
   );

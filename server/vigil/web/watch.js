@@ -271,10 +271,12 @@ function lastRollView(state) {
   return h(
     "section",
     { class: "roll last-roll check", dataset: { roll: ev.char ?? "", phase: "done" } },
+    // Whose roll it is, as a DRYH roll's head says it; the sentence and its explanation below.
+    ev.char ? h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.lastRoll", { name: who[ev.char] ?? ev.char }))) : null,
     faces.length ? h("span", { class: "dice" }, faces.map((f) => die(state.system, "plain", f))) : null,
     h("p", { class: "reading" }, eventSentence(ev, who)),
-    rollProof(state),
     explanation(ev, client.state?.system),
+    rollProof(state),
   );
 }
 
