@@ -120,6 +120,7 @@ function dryhSuccesses(w, x, t) {
   if (x.talent === "exhaustion_major" && x.talent_adds) sum += ` + ${x.talent_adds} (${talent})`;
   if (x.talent === "exhaustion_minor" && x.talent_adds) sum = w("atLeast", { sum, n: x.successes, talent }, "{sum}, raised to {n} ({talent})");
   const verdict = x.success ? w("success", {}, "success") : w("failure", {}, "failure");
+  if (x.successes === 1) return w("successesSumOne", { sum, degree: x.degree, verdict }, "{sum} = 1 success against {degree}: {verdict}");
   return w("successesSum", { sum, successes: x.successes, degree: x.degree, verdict }, "{sum} = {successes} successes against {degree}: {verdict}");
 }
 

@@ -101,7 +101,7 @@ const DURATION_PARAMS = new Set(["interval", "duration", "seconds"]);
 /** Params that are enum values with words in lang/en.json (VIGIL.Choice.<param>.<value>). */
 /** Choice params whose words are another's ("expected": the phases a roll should be in). */
 const CHOICE_ALIAS = { expected: "phase" };
-const CHOICE_PARAMS = ["choice", "kind", "talent", "status", "response", "pool", "dominant", "what", "reason", "discipline", "condition", "track", "cause", "phase", "expected", "outcome", "sight", "senses"];
+const CHOICE_PARAMS = ["choice", "kind", "talent", "status", "response", "pool", "dominant", "what", "reason", "discipline", "condition", "track", "cause", "phase", "expected", "outcome", "sight", "senses", "exhaustion_choice"];
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 const spaced = (s) => String(s).replace(/_/g, " ");

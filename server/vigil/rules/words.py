@@ -92,7 +92,7 @@ def _render(template: str | None, code: str, params: Mapping[str, Any]) -> str:
 # stand for (a check's ``outcome``, a dim-light roll's ``sight``, the
 # ``senses`` left): read with their underscores as spaces. The clients
 # word them from lang/en.json (VIGIL.Choice.<param>.<value>).
-_SPOKEN = ("outcome", "sight", "senses")
+_SPOKEN = ("outcome", "sight", "senses", "exhaustion_choice")
 
 
 def counted(counts: Mapping[str, Any]) -> str:
