@@ -108,3 +108,16 @@ test("Hursagmu: the wound penalty (HUR-02) and resisted damage (HUR-12) explain 
   const drug = explain({ code: "poison_dose", rule: "HUR-13", params: { amount: 3, trait: "willpower", mode: "roll", faces: [1, 1], level: 0, modifiers: 0, total: 2, target: 3, success: false, dx: -1, bonus: 0, harm: 1, track: "shocks" } }, { t, game: "hursagmu" });
   assert.equal(drug[1].text, "3 damage − 2 resisted: takes 1 shock");
 });
+
+test("Hursagmu: a healer's one roll is explained against wounds and shocks apart (HUR-11)", () => {
+  const healed = {
+    code: "healer_rolled", rule: "HUR-11",
+    params: { faces: [5, 5], level: 10, total: 20, healer: "sarah", wounds: { target: 18, success: true, dx: 2, after: 16 }, shocks: { target: 21, success: false, dx: -1, after: 21 } },
+  };
+  const lines = explain(healed, { t, game: "hursagmu" });
+  assert.deepEqual(lines.map((l) => l.text), [
+    "10 (dice 5 + 5) + 10 (healer) = 20 against 18 wounds: succeeds by 2, 16 wounds left",
+    "10 (dice 5 + 5) + 10 (healer) = 20 against 21 shocks: fails by 1, 21 shocks left",
+  ]);
+  assert.equal(lines[0].href, "/rules/hursagmu#HUR-11");
+});

@@ -113,6 +113,20 @@ function hursagmuResisted(w, p) {
   return w("resistedPart", { amount, total: p.total, taken }, "{amount} damage − {total} resisted: takes {taken}");
 }
 
+/** HUR-11: one healer's roll against the patient's wounds and, apart, its shocks. */
+function hursagmuHealing(w, p, track) {
+  const r = p[track];
+  const dice = p.faces.reduce((a, b) => a + b, 0);
+  const sum = `${dice} (${w("dice", { faces: p.faces.join(" + ") }, "dice {faces}")})${term(p.level, w("healer", {}, "healer"))}`;
+  const margin = Math.abs(r.dx);
+  let verdict;
+  if (!r.success) verdict = margin ? w("failsBy", { n: margin }, "fails by {n}") : w("failsOnATie", {}, "fails on a tie");
+  else verdict = margin ? w("succeedsBy", { n: margin }, "succeeds by {n}") : w("succeedsExactly", {}, "succeeds exactly");
+  const against = w(`count.${r.target === 1 ? "one" : "many"}.${track}`, { n: r.target }, `{n} ${track}`);
+  const after = w(`count.${r.after === 1 ? "one" : "many"}.${track}`, { n: r.after }, `{n} ${track}`);
+  return w("healSum", { sum, total: p.total, against, verdict, after }, "{sum} = {total} against {against}: {verdict}, {after} left");
+}
+
 /** DRYH (DRYH-05/11/12): successes from the dice and the talent against the GM's degree. */
 function dryhSuccesses(w, x, t) {
   const talent = t ? t(`VIGIL.Choice.talent.${x.talent}`) : x.talent;
@@ -164,5 +178,8 @@ export function explain(ev, { t, game, base = "" } = {}) {
     return out;
   }
   if (resisted) return [line(hursagmuResisted(w, p), "HUR-12")];
+  if (Array.isArray(p.faces) && typeof p.level === "number" && typeof p.total === "number" && (p.wounds?.target || p.shocks?.target)) {
+    return ["wounds", "shocks"].filter((track) => p[track]?.target).map((track) => line(hursagmuHealing(w, p, track), rule));
+  }
   return [];
 }
