@@ -121,3 +121,13 @@ test("Hursagmu: a healer's one roll is explained against wounds and shocks apart
   ]);
   assert.equal(lines[0].href, "/rules/hursagmu#HUR-11");
 });
+
+test("a DRYH declaration and resolution say it as people would", () => {
+  const names = { mina: "Mina" };
+  const declared = readable({ char: "mina", madness: 1, counts: { madness_dice: 1 }, exhaustion_choice: "no_extra_exhaustion", talent: "madness" }, { names, lookup });
+  assert.equal(format(lang["VIGIL.Event.roll_declared"], declared), "Mina declares 1 madness die, no extra exhaustion, Madness talent.");
+  const none = readable({ char: "mina", counts: { madness_dice: 0 }, exhaustion_choice: "one_more_exhaustion_die", talent: "none" }, { names, lookup });
+  assert.equal(format(lang["VIGIL.Event.roll_declared"], none), "Mina declares no madness dice, one more exhaustion die, No talent.");
+  const resolved = readable({ char: "mina", successes: 0, degree: 2, outcome: "failure", dominant: "discipline" }, { names, lookup });
+  assert.equal(format(lang["VIGIL.Event.roll_resolved"], resolved), "Mina's roll is a failure: 0 against the GM's 2; Discipline dominates.");
+});

@@ -123,8 +123,10 @@ function hursagmuHealing(w, p, track) {
   if (!r.success) verdict = margin ? w("failsBy", { n: margin }, "fails by {n}") : w("failsOnATie", {}, "fails on a tie");
   else verdict = margin ? w("succeedsBy", { n: margin }, "succeeds by {n}") : w("succeedsExactly", {}, "succeeds exactly");
   const against = w(`count.${r.target === 1 ? "one" : "many"}.${track}`, { n: r.target }, `{n} ${track}`);
-  const after = w(`count.${r.after === 1 ? "one" : "many"}.${track}`, { n: r.after }, `{n} ${track}`);
-  return w("healSum", { sum, total: p.total, against, verdict, after }, "{sum} = {total} against {against}: {verdict}, {after} left");
+  const left = r.after
+    ? w("left", { what: w(`count.${r.after === 1 ? "one" : "many"}.${track}`, { n: r.after }, `{n} ${track}`) }, "{what} left")
+    : w(`noneLeft.${track}`, {}, `no ${track} left`);
+  return w("healSum", { sum, total: p.total, against, verdict, left }, "{sum} = {total} against {against}: {verdict}, {left}");
 }
 
 /** DRYH (DRYH-05/11/12): successes from the dice and the talent against the GM's degree. */

@@ -113,9 +113,11 @@ const spaced = (s) => String(s).replace(/_/g, " ");
  * the server's words.py `counted` says it the same way in English.
  */
 export function counted(counts, lookup = () => undefined) {
+  // A count of 0 is left out, unless the thing has words for none ("no madness dice").
   const said = Object.entries(counts)
-    .filter(([, n]) => n)
+    .filter(([thing, n]) => n || typeof lookup(`VIGIL.Count.zero.${thing}`) === "string")
     .map(([thing, n]) => {
+      if (!n) return lookup(`VIGIL.Count.zero.${thing}`);
       const template = lookup(`VIGIL.Count.${n === 1 ? "one" : "many"}.${thing}`);
       return typeof template === "string" ? format(template, { n }) : `${n} ${spaced(thing)}`;
     });

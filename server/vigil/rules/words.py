@@ -95,11 +95,23 @@ def _render(template: str | None, code: str, params: Mapping[str, Any]) -> str:
 _SPOKEN = ("outcome", "sight", "senses", "exhaustion_choice")
 
 
+# Things whose count of 0 is said rather than left out.
+_NONE = {"madness_dice": "no madness dice"}
+
+
 def counted(counts: Mapping[str, Any]) -> str:
     """``{"wounds": 8, "shocks": 1}`` as people say it: "8 wounds and 1
     shock", counts of 0 left out, "no harm" when nothing is left (the
     clients' core/words.js says it the same way from lang/en.json)."""
-    said = [f"{n} {name[:-1] if n == 1 else name}" for name, n in counts.items() if n]
+    said: list[str] = []
+    for name, n in counts.items():
+        words = name.replace("_", " ")
+        if not n:
+            if name in _NONE:
+                said.append(_NONE[name])
+            continue
+        one = words[: -len("dice")] + "die" if words.endswith("dice") else words[:-1]
+        said.append(f"{n} {one if n == 1 else words}")
     if not said:
         return "no harm"
     return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]

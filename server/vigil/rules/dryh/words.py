@@ -7,7 +7,7 @@ from vigil.rules.words import register
 EVENTS = {
     "roll_opened": "The GM opens a challenge for {char}: pain dice {pain} ({kind}).",
     "roll_cancelled": "The GM withdraws {char}'s challenge.",
-    "roll_declared": "{char} declares {madness} madness dice, {exhaustion_choice}, {talent}.",
+    "roll_declared": "{char} declares {counts}, {exhaustion_choice}, {talent}.",
     "helper_joined": "{char} helps {owner}.",
     "helper_left": "{char} stops helping {owner}.",
     "roll_rolled": ("{char} rolls: successes {successes} against the GM's {degree}; {dominant} dominates."),
