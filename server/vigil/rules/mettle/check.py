@@ -64,14 +64,15 @@ def resolve(
         "passed": passed,
         # How people say it, the lot named only when it decided: "passes",
         # "fails on a fail lot" (never "lot fail, passed: no").
-        "outcome": _outcome(passed, lot, total >= tn),
+        "outcome": _outcome(passed, lot),
     }
 
 
-def _outcome(passed: bool, lot: Lot, made_it: bool) -> str:
-    """The check's outcome as a choice code whose words say why."""
-    if lot == "crit" and not made_it:
+def _outcome(passed: bool, lot: Lot) -> str:
+    """The check's outcome as a choice code whose words say why: a crit or
+    a fail lot decides whatever the total (MET-02), so it is named."""
+    if lot == "crit":
         return "passes_on_a_crit_lot"
-    if lot == "fail" and made_it:
+    if lot == "fail":
         return "fails_on_a_fail_lot"
     return "passes" if passed else "fails"
