@@ -312,13 +312,13 @@ async def test_hursagmu_options_manual_dice_resistance_wake_hour_pause(
     await expect(damage.locator("[data-field='faces']")).to_have_count(1)
     form = await send_form(gm, "hursagmu.damage", faces=[1, 1], amount="6")
     result = form.locator(".form-result")
-    await expect(result).to_contain_text("Ninsun resists 6 damage with constitution: takes 1.")
+    await expect(result).to_contain_text("Ninsun resists 6 damage with constitution: takes 1 wound.")
     await expect(result.locator(".die")).to_have_count(2)
 
     # resistance flat: no dice, damage less the trait: 5 − 3 = 2.
     await set_options(gm, resistance="flat")
     form = await send_form(gm, "hursagmu.damage", amount="5")
-    await expect(result).to_contain_text("Ninsun resists 5 damage with constitution: takes 2.")
+    await expect(result).to_contain_text("Ninsun resists 5 damage with constitution: takes 2 wounds.")
     await expect(result.locator(".die")).to_have_count(0)
 
     # wake_hour: the morning's recovery happens by itself at that hour.
