@@ -22,7 +22,7 @@ from bench import workload
 from bench.provision import layout
 from vigil import auth
 from vigil.changes import Change, LogEntry
-from vigil.net.config import Config
+from vigil.config import Config
 from vigil.protocol import command_decoder
 from vigil.rules.dice import SecureDice
 from vigil.rules.game import Actor, Ctx

@@ -13,11 +13,18 @@ stage() { printf '\n=== %s\n' "$*"; }
 t0=$(date +%s)
 
 stage "setup"
-if [ ! -x .venv/bin/pytest ]; then
-  python3 -m venv .venv
-  .venv/bin/pip install --quiet --upgrade pip
+# pip's notices and index warnings go to a log, not the screen (shown only if the install fails).
+mkdir -p artifacts
+install_log=artifacts/install.log
+if ! {
+  { [ -x .venv/bin/pytest ] || { python3 -m venv .venv && .venv/bin/pip install --quiet --upgrade pip; }; } &&
+    .venv/bin/pip install --quiet -e '.[dev]'
+} >"$install_log" 2>&1; then
+  echo "installing the dev dependencies failed; the end of $install_log:" >&2
+  tail -n 30 "$install_log" >&2
+  exit 1
 fi
-.venv/bin/pip install --quiet -e '.[dev]'
+echo "dependencies installed (pip's output: $install_log)"
 # Debian packages: Chromium for the browser tests, PostgreSQL's server for
 # the PostgreSQL store's tests (they start a throwaway cluster of their own:
 # tests/support/postgres.py), so the package's own cluster is not made, and

@@ -7,7 +7,8 @@
 
 import { getSetting, t } from "./settings.js";
 import { hasGmDuties } from "./sessions.js";
-import { POOL_ORDER, POOLS, poolKey, readDie } from "./core/display.js";
+import { POOL_ORDER, POOLS, poolKey } from "./core/display.js";
+import { diceView, htmlElement } from "./core/dice-view.js";
 import { explain } from "./core/explain.js";
 import { escapeHtml as esc } from "./notify.js";
 
@@ -86,11 +87,10 @@ function explanationHtml(roll, base) {
  * (docs/dice.md). `base` is the Vigil server's http(s) address: the
  * explanation links the rule on its rules reference.
  */
-export function rollCardHtml(name, roll, { dice = null, base = null } = {}) {
-  const pools = POOL_ORDER.filter((p) => roll.dice[p]?.length).map((p) => {
-    const faces = roll.dice[p].map((f) => `<span class="vigil-die vigil-${p}${readDie("dryh", f).success ? " vigil-success" : ""}">${esc(f)}</span>`).join("");
-    return `<div class="vigil-pool"><b>${esc(t(poolKey(p)))}</b> ${faces}</div>`;
-  }).join("");
+export function rollCardHtml(name, roll, { dice = null, base = null, names = {} } = {}) {
+  // The pages' dice drawing (core/dice-view.js) as HTML: pools, helpers,
+  // success marks and the coins' added or struck dice alike; empty pools left out.
+  const pools = String(diceView(htmlElement, t, roll.dice, { dominant: roll.dominant, names, adjustments: roll.adjustments, empty: null }));
   const outcome = roll.success === null || roll.success === undefined ? "" : t(roll.success ? "VIGIL.Chat.Success" : "VIGIL.Chat.Failure");
   const summary = roll.successes === null || roll.successes === undefined ? "" : `<p>${esc(t("VIGIL.Chat.Successes", { n: roll.successes, outcome }))}</p>`;
   const dom = roll.dominant ? `<p>${esc(t("VIGIL.Chat.Dominates", { pool: t(poolKey(roll.dominant)) }))}</p>` : "";
@@ -117,7 +117,8 @@ export function installChat(connection, election) {
     for (const { char, roll } of fresh) {
       const name = e.detail.state.characters?.[char]?.name ?? char;
       const game = globalThis.game;
-      const card = rollCardHtml(name, roll, { dice: e.detail.state.dice, base: serverBase(getSetting("serverUrl")) });
+      const names = Object.fromEntries(Object.entries(e.detail.state.characters ?? {}).map(([id, ch]) => [id, ch.name]));
+      const card = rollCardHtml(name, roll, { dice: e.detail.state.dice, base: serverBase(getSetting("serverUrl")), names });
       const post = () => Promise.resolve(globalThis.ChatMessage.create({ content: card, speaker: { alias: name } }))
         .catch((err) => console.warn("vigil | could not post the roll card", err));
       if (game.dice3d?.show) {

@@ -6,16 +6,14 @@
  */
 
 import { VigilClient } from "./core/client.js";
-import { readable } from "./core/words.js";
-import { getSetting, storedToken, t, tOrNull } from "./settings.js";
+import { errorSentence, namesOf } from "./core/words.js";
+import { getSetting, storedToken, t } from "./settings.js";
 import { notify } from "./notify.js";
 
 export const CLIENT_NAME = "foundry/0.1";
 
-/** Character id → name in a table's state (what this user's view shows). */
-export function namesOf(state) {
-  return Object.fromEntries(Object.entries(state?.characters ?? {}).map(([id, ch]) => [id, ch?.name ?? id]));
-}
+// Character names are the client library's (core/words.js), as the pages' are.
+export { namesOf };
 
 /**
  * Localized sentence for a VigilError (server or client code), its params
@@ -25,10 +23,10 @@ export function namesOf(state) {
  * @param {Record<string, string>} [names] character id → name (namesOf the state)
  */
 export function errorText(err, names = {}) {
-  const code = err?.code ?? "unknown";
   const i18n = globalThis.game?.i18n;
   const lookup = (key) => (i18n?.has?.(key) ? i18n.localize(key) : undefined);
-  return tOrNull(`VIGIL.Error.${code}`, readable(err?.params ?? {}, { names, lookup })) ?? err?.message ?? code;
+  // The pages' sentence (core/words.js errorSentence), through Foundry's translations.
+  return errorSentence(err?.code ? err : { ...err, code: "unknown" }, { names, lookup });
 }
 
 export class VigilConnection extends EventTarget {

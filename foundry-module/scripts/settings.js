@@ -12,6 +12,8 @@
  * token" field only takes a pasted token into that map.
  */
 
+import { translator } from "./core/words.js";
+
 export const MODULE_ID = "vigil";
 
 export const SETTINGS = {
@@ -33,11 +35,13 @@ export function registerSettings(onChange = () => {}, game = globalThis.game) {
 export const getSetting = (key, game = globalThis.game) => game.settings.get(MODULE_ID, key);
 export const setSetting = (key, value, game = globalThis.game) => game.settings.set(MODULE_ID, key, value);
 
-/** game.i18n wrappers that fall back to the key (tests, early hooks). */
+/** game.i18n wrappers that fall back to the key (tests, early hooks): the
+ * client library's translator (core/words.js), as the pages' `t`, reading
+ * Foundry's translations (a game.i18n without `has` is asked directly). */
 export function t(key, params, game = globalThis.game) {
   const i18n = game?.i18n;
   if (!i18n) return key;
-  return params ? i18n.format(key, params) : i18n.localize(key);
+  return translator((k) => (!i18n.has || i18n.has(k) ? i18n.localize(k) : undefined))(key, params);
 }
 
 /** A translation or null when the key is missing (for optional labels). */

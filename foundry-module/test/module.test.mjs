@@ -187,7 +187,8 @@ test("chat card escapes names and marks successes", () => {
   browser(gm);
   const html = rollCardHtml("<b>x</b>", dryhRolled().game.rolls.mina);
   assert.ok(!html.includes("<b>x</b>"));
-  assert.match(html, /vigil-discipline vigil-success">1</);
+  // The pages' dice drawing (core/dice-view.js): a discipline 1 succeeds.
+  assert.match(html, /class="die pool-discipline success"[^>]*><span class="die-face">1</);
   assert.equal(dsnData(dryhRolled().game.rolls.mina).throws[0].dice[0].type, "d6");
 });
 

@@ -68,11 +68,15 @@ test("the words check flags each fault it names, and a clean sentence has none",
     identifier: "Mara chooses exhaustion_down.",
     "raw value": "Mara is undefined.",
     article: "Mara has no a Flight check to remove.",
+    "zero count": "Juk takes harm: stuns 0, wounds 8, shocks 0.",
+    "yes or no": "Mara checks 6 against TN 7 — lot fail, passed: no.",
   };
   assert.deepEqual(Object.keys(bad).sort(), Object.keys(FAULTS).sort(), "one example per fault");
   for (const [fault, text] of Object.entries(bad)) assert.ok(faultsOf(text).includes(fault), `${fault}: ${text}`);
   assert.deepEqual(faultsOf("Hope adds a 1 to Mara's discipline: successes now 1."), []);
   assert.deepEqual(faultsOf("Mara rests an hour (hour 1); pain now 1."), []);
+  assert.deepEqual(faultsOf("Juk takes 8 wounds."), []);
+  assert.deepEqual(faultsOf("Mara checks 6 against TN 7 and fails on a fail lot."), []);
 });
 
 test("the words check marks character ids, not an id the sentence is about", () => {

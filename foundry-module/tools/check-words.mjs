@@ -58,6 +58,10 @@ export const FAULTS = {
   article: /\b(a|an|one|no) (a|an|the)\b|\bone 1\b/i,
   identifier: /\b[a-z]+(?:_[a-z0-9]+)+\b/,
   "raw value": /\bundefined\b|\bNaN\b|\[object Object\]/,
+  // A count of nothing listed ("stuns 0, wounds 8"): a sentence names what happened.
+  "zero count": /\b(stuns|wounds|shocks|doses|pain) 0\b|(?<![\d.])0 (stuns|wounds|shocks)\b/,
+  // A field and its value where a person would say it ("lot fail, passed: no", "blind yes").
+  "yes or no": /:\s(yes|no)(?=[.,;)]|$)|\b(blind|deaf|passed|sees) (yes|no)\b|\blot (crit|plain|fail)\b/i,
 };
 
 /** The faults of one sentence (names of FAULTS). */
@@ -80,9 +84,10 @@ export function marked(value, ids) {
     marker.set(id, `Id~${n + 1}~`);
     names[`Id~${n + 1}~`] = ids[id] || `Person ${letters(n)}`;
   });
-  // A param named `id` is the id itself by design ("A character with id a already exists").
+  // A param named `id` is the id itself by design ("A character with id a already exists"),
+  // one named `name` the name (a test may name a character by its id: "tallman").
   const walk = (v, key = null) => {
-    if (typeof v === "string") return key === "id" ? v : marker.get(v) ?? v;
+    if (typeof v === "string") return key === "id" || key === "name" ? v : marker.get(v) ?? v;
     if (Array.isArray(v)) return v.map((x) => walk(x));
     if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [marker.get(k) ?? k, walk(x, k)]));
     return v;

@@ -11,8 +11,8 @@ from typing import Any
 
 from vigil import dice_verify, event_loop
 from vigil.auth import TABLE_ROLES
+from vigil.config import Config
 from vigil.logs import LOG_LEVELS
-from vigil.net.config import Config
 from vigil.protocol import PROTOCOL_VERSION
 from vigil.rules.games import GAMES
 from vigil.store.base import OpenError
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
 
     serve = sub.add_parser("serve", help="run the server")
-    serve.add_argument("--host")
+    serve.add_argument("--host", dest="address")
     serve.add_argument("--port", type=int)
     serve.add_argument("--data-dir", type=Path)
     serve.add_argument("--store", help=STORE_HELP)
@@ -44,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument(
         "--metrics-port", type=int, help="serve Prometheus metrics at /metrics on this port (default: off)"
     )
-    serve.add_argument("--metrics-host", help="address of the metrics listener (default 127.0.0.1)")
+    serve.add_argument(
+        "--metrics-host", dest="metrics_address", help="address of the metrics listener (default 127.0.0.1)"
+    )
     serve.add_argument("--bus", help="redis://HOST:PORT/DB: run as one node of a cluster (needs --store)")
     serve.add_argument("--node-id", help="this node's name in a cluster (default: host name and port)")
     serve.add_argument(
@@ -132,7 +134,7 @@ def _serve(args: argparse.Namespace) -> int:
     config = _config(
         args,
         [
-            "host",
+            "address",
             "port",
             "data_dir",
             "store",
@@ -144,7 +146,7 @@ def _serve(args: argparse.Namespace) -> int:
             "log_level",
             "event_loop",
             "metrics_port",
-            "metrics_host",
+            "metrics_address",
             "bus",
             "node_id",
             "lease_seconds",

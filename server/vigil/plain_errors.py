@@ -28,6 +28,51 @@ _BOUNDS = {">=": "{n} or more", ">": "more than {n}", "<=": "{n} or less", "<": 
 _LENGTHS = {">=": "at least {n}", ">": "more than {n}", "<=": "at most {n}", "<": "fewer than {n}"}
 
 
+_RANGES = {
+    "A-Z": "capital letters",
+    "a-z": "small letters",
+    "0-9": "digits",
+    "a-f": "the letters a to f",
+}
+_ONE = {
+    "capital letters": "a capital letter",
+    "small letters": "a small letter",
+    "letters": "a letter",
+    "digits": "a digit",
+}
+
+
+def _class_words(chars: str) -> str:
+    """A regex character class's content (``A-Za-z0-9_-``) in words."""
+    words: list[str] = []
+    for rng, word in _RANGES.items():
+        if rng in chars:
+            words.append(word)
+            chars = chars.replace(rng, "")
+    if {"capital letters", "small letters"} <= set(words):
+        words = ["letters", *(w for w in words if w not in ("capital letters", "small letters"))]
+    marks = " ".join(chars.replace("\\", ""))
+    if marks:
+        words.append(marks)
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
+
+
+def _pattern_reason(regex: str) -> str:
+    """What a pattern of ``whole(...)`` (rules/commands.py) allows, read from
+    the pattern itself so that each field's own rule is told (a nonce's hex
+    digits, a table id's letters without dots): one class repeated, or a
+    first character and a repeated rest."""
+    body = re.sub(r"^\^(\(\?!\.\*\\+n\))?|\$$", "", regex)
+    classes = re.fullmatch(r"\[([^\]]+)\](?:\[([^\]]+)\][*+])?\+?", body)
+    if not classes:
+        return "it contains characters that are not allowed here"
+    first, rest = classes[1], classes[2]
+    if rest is None:
+        return f"it may use only {_class_words(first)}"
+    one = _ONE.get(_class_words(first), f"one of {_class_words(first)}")
+    return f"it must start with {one} and use only {_class_words(rest)}"
+
+
 def _type_word(name: str) -> str:
     words = [_TYPES.get(part.strip(" `"), part.strip(" `")) for part in name.split("|")]
     return " or ".join(words)
@@ -43,9 +88,9 @@ def _reason(what: str) -> tuple[str, str | None]:
         unit = "characters long" if m[1] == "str" else "entries"
         verb = "it must be" if m[1] == "str" else "it must have"
         return f"{verb} {_LENGTHS[m[2]].format(n=m[3])} {unit}", None
-    m = re.fullmatch(r"Expected `str` matching regex '.*'", what, re.DOTALL)
+    m = re.fullmatch(r"Expected `str` matching regex '(.*)'", what, re.DOTALL)
     if m:
-        return "it may use only letters, digits and _ . : -", None
+        return _pattern_reason(m[1]), None
     m = re.fullmatch(r"Expected `([^`]+)`, got `([^`]+)`", what)
     if m:
         return f"it must be {_type_word(m[1])}, not {_type_word(m[2])}", None

@@ -351,6 +351,10 @@ class Table:
         if handler is not None:
             return handler(self, body, wall, ctx, state, command)
         outcome = engine.apply(self.system, state, body, ctx)
+        if isinstance(body, RemoveCharacter):
+            # Once removed, no view knows the character's name: the event keeps it.
+            name = self.doc["meta"].get(body.char, {}).get("name", body.char)
+            _name_events(outcome.events, "character_removed", name)
         change = self._change("command", ctx.actor.id, command, outcome.state, outcome.events, now)
         if isinstance(body, RemoveCharacter):
             change = self._with_doc(change, lambda d: d["meta"].pop(body.char, None))
@@ -667,6 +671,15 @@ def incarnations(doc: dict[str, Any]) -> dict[str, str]:
 
 # -- table-level commands ------------------------------------------------------
 
+
+def _name_events(events: list[Event], code: str, name: str) -> None:
+    """Give the ``code`` events of ``events`` the character's ``name``
+    (``params.name``), which the table keeps and the rules do not."""
+    for event in events:
+        if event.code == code:
+            event.params = {**event.params, "name": name}
+
+
 Handler = Callable[[Table, Any, float, Ctx, Any, dict[str, Any]], Change]
 
 
@@ -679,6 +692,9 @@ def _character_create(
         # kind given here is the one fact, the sheet follows it.
         sheet.setdefault("npc", body.kind == "npc")
     outcome = engine.apply(t.system, state, AddCharacter(id=body.id, sheet=sheet), ctx)
+    # The rules know ids, the table names: the sentence "Ysolde joins the
+    # table" reads the name from the event, whoever shows it and whenever.
+    _name_events(outcome.events, "character_added", body.name)
     meta = dict(t.doc["meta"])
     meta[body.id] = {
         "name": body.name,

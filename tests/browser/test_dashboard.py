@@ -243,7 +243,7 @@ async def test_dryh_roll_through_every_phase_same_dice_on_spectator(
     history_dice = gm.locator("#history .dice-pools").first
     await expect(history_dice).to_be_visible()
     assert await history_dice.evaluate(DICE_JS) == improved
-    await expect(gm.locator("#history")).to_contain_text("resolves")
+    await expect(gm.locator("#history")).to_contain_text("Alice's roll is a")
 
     await gm.screenshot(path=str(PAGES / "dashboard-dryh.png"), full_page=True)
     await watch.screenshot(path=str(PAGES / "watch-dryh.png"))

@@ -81,12 +81,13 @@ async def test_a_hursagmu_roll_shows_its_dice_level_and_penalties(
         verdict = "succeeds exactly" if p["success"] else "fails on a tie"
     else:
         verdict = f"succeeds by {abs(total - 8)}" if p["success"] else f"fails by {abs(total - 8)}"
-    want = (
-        f"{a + b} (dice {a} + {b}) + 2 (athlete) + 1 (modifiers) − 2 (wounds and shocks) = {total} against 8"
-    )
+    want = f"{a + b} (dice {a} + {b}) + 2 (athlete) + 1 (modifiers) − 2 (12 wounds) = {total} against 8"
     want = f"{want}: {verdict}"
     await expect(gm.locator("#history .explain-line").first).to_have_text(f"{want} Rule HUR-01")
     await expect(watch.locator("#watch-rolls .explain-line").first).to_have_text(f"{want} Rule HUR-01")
+    # HUR-02: where the penalty comes from, its rule linked.
+    penalty = "12 wounds: − 2, 1 for each wound beyond 10 Rule HUR-02"
+    await expect(watch.locator("#watch-rolls .explain-line").nth(1)).to_have_text(penalty)
     no_page_errors(gm, watch)
 
 

@@ -158,7 +158,8 @@ async def test_mettle_options_lot_weights_manual_dice_stabilize_tn_pause(
     await expect(check.locator("[data-field='lots']")).to_have_count(0)
     await set_options(gm, lot_weights={"crit": 0, "plain": 0, "fail": 1})
     form = await send_form(gm, "mettle.check", stat="5", tn="1")
-    await expect(form.locator(".form-result")).to_contain_text("Brannoc checks 5 against TN 1 — lot fail")
+    fails = "Brannoc checks 5 against TN 1 and fails on a fail lot"
+    await expect(form.locator(".form-result")).to_contain_text(fails)
 
     # manual_dice: the check's lots appear (with the note), and the lot typed is the one cast.
     await expect(gm.locator("#manual-dice-note")).to_be_hidden()
@@ -168,7 +169,8 @@ async def test_mettle_options_lot_weights_manual_dice_stabilize_tn_pause(
     await check.locator("[data-field='lots'] > button.vigil-add").click()
     await check.locator("[name='lots.0']").fill("0")  # the first of crit, plain, fail
     form = await send_form(gm, "mettle.check", stat="5", tn="1")
-    await expect(form.locator(".form-result")).to_contain_text("Brannoc checks 5 against TN 1 — lot crit")
+    passes = "Brannoc checks 5 against TN 1 and passes on a crit lot"
+    await expect(form.locator(".form-result")).to_contain_text(passes)
     await expect(player.locator("form[data-command='mettle.stabilize'] [data-field='lots']")).to_have_count(0)
     PAGES.mkdir(parents=True, exist_ok=True)
     await options_form(gm).screenshot(path=str(PAGES / "options-mettle.png"))
@@ -310,13 +312,13 @@ async def test_hursagmu_options_manual_dice_resistance_wake_hour_pause(
     await expect(damage.locator("[data-field='faces']")).to_have_count(1)
     form = await send_form(gm, "hursagmu.damage", faces=[1, 1], amount="6")
     result = form.locator(".form-result")
-    await expect(result).to_contain_text("Ninsun resists 6 damage with constitution: takes 1.")
+    await expect(result).to_contain_text("Ninsun resists 6 damage with constitution: takes 1 wound.")
     await expect(result.locator(".die")).to_have_count(2)
 
     # resistance flat: no dice, damage less the trait: 5 − 3 = 2.
     await set_options(gm, resistance="flat")
     form = await send_form(gm, "hursagmu.damage", amount="5")
-    await expect(result).to_contain_text("Ninsun resists 5 damage with constitution: takes 2.")
+    await expect(result).to_contain_text("Ninsun resists 5 damage with constitution: takes 2 wounds.")
     await expect(result.locator(".die")).to_have_count(0)
 
     # wake_hour: the morning's recovery happens by itself at that hour.

@@ -15,7 +15,7 @@ import pytest
 
 from vigil import auth, catalogue, permissions
 from vigil.close_codes import CloseCode
-from vigil.net.config import Config
+from vigil.config import Config
 from vigil.protocol import ALL_COMMANDS, command_decoder
 from vigil.rules.commands import Command
 from vigil.rules.engine import PROTECTED_TABLE_FIELDS

@@ -65,15 +65,15 @@ def test_hur11_one_total_against_wounds_and_shocks_separately() -> None:
     out = run(t, Heal(patient="pat", healer_level=4), 4, 5)  # 13
     ch = out.state.characters["pat"]
     assert (ch.wounds, ch.shocks) == (11, 0)
-    assert one(out.events, "healer_rolled").params["shocks"]["dx"] == 8
-    assert codes(out.events) == ["healer_rolled"]  # 11 wounds: still seriously injured
+    assert one(out.events, "level_healer_rolled").params["shocks"]["dx"] == 8
+    assert codes(out.events) == ["level_healer_rolled"]  # 11 wounds: still seriously injured
 
 
 def test_hur11_only_wounds_when_no_shocks() -> None:
     t = add(new_table(), "pat", wounds=15)
     t = run(t, Morning(char="pat"), 1, 2).state
     out = run(t, Heal(patient="pat", healer_level=0), 1, 1)  # natural 2
-    assert "shocks" not in one(out.events, "healer_rolled").params
+    assert "shocks" not in one(out.events, "level_healer_rolled").params
     assert out.state.characters["pat"].wounds == 15
     assert out.state.characters["pat"].healed_day == 0
 

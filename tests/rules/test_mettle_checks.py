@@ -141,5 +141,5 @@ def test_every_code_has_an_english_template() -> None:
     assert set(mettle_words.EVENTS) <= set(events)
     assert set(mettle_words.ERRORS) <= set(errors)
     sentence = words.english(Event(code="tym", at=0, char="a", params={"total": 1, "tn": 2}))
-    assert sentence.startswith("a tests their mettle: 1 against pain 2")
+    assert sentence.startswith("a tests their mettle with 1 against pain 2")
     assert SYSTEM.name == "mettle"

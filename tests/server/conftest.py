@@ -10,8 +10,8 @@ from typing import Any
 import pytest_asyncio
 from tests.support.client import Client
 
+from vigil.config import Config
 from vigil.net.app import shutdown, start
-from vigil.net.config import Config
 from vigil.net.hub import Hub
 
 
@@ -70,7 +70,7 @@ def make_config(tmp_path: pathlib.Path, **overrides: Any) -> Config:
     # tested with its default values in test_limits.
     settings: dict[str, Any] = {"rate_per_s": 10_000.0, "rate_burst": 10_000, **overrides}
     return Config(
-        host="127.0.0.1", port=0, data_dir=tmp_path / "data", demo=False, log_format="json", **settings
+        address="127.0.0.1", port=0, data_dir=tmp_path / "data", demo=False, log_format="json", **settings
     )
 
 

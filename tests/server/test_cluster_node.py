@@ -1,8 +1,9 @@
 """One node of a cluster in this process (real PostgreSQL and Redis), its
-bus messages fed by hand: interleavings a running cluster meets only by
-chance (a Detach that overtakes its Attach, an owner change seen by a new
-hello first) made deterministic, and what the node keeps afterwards read
-from its own state."""
+bus messages fed by hand: what its driver (vigil.net.cluster) does with
+interleavings a running cluster meets only by chance (a Detach that
+overtakes its Attach, an owner change seen by a new hello first). What the
+follower of another node's table decides (gaps, beacons, attaches) is
+tested as pure code in tests/unit/test_follower.py."""
 
 from __future__ import annotations
 
@@ -19,18 +20,17 @@ import redis.asyncio as aioredis
 from websockets.protocol import State
 
 from vigil import tokens
+from vigil.config import Config
 from vigil.net import bus
 from vigil.net import cluster_wire as wire
 from vigil.net.app import make_hub
-from vigil.net.cluster import Cluster, Mirror
-from vigil.net.config import Config
+from vigil.net.cluster import Cluster
 from vigil.net.host import Conn, RemoteConn, TableHost
 from vigil.net.hub import Hub
-from vigil.net.writer import Moved
+from vigil.net.writer import GivenUp
 from vigil.protocol import PROTOCOL_VERSION, Hello
 from vigil.rules.games import GAMES
 from vigil.store.base import TableRecord
-from vigil.store.leases import Lease
 from vigil.store.postgres import PostgresStore
 from vigil.table import Table
 
@@ -50,12 +50,12 @@ class Node:
 
     def feed(self, message: wire.Wire) -> None:
         """``message`` as the bus hands it to the node."""
-        self.cluster._on_message(INBOX, wire.encoder.encode(message))
+        self.cluster.receive(INBOX, wire.encoder.encode(message))
 
     async def settle(self) -> None:
         """Until every task the node spawned for what it was fed is done."""
         for _ in range(100):
-            pending = [t for t in self.cluster._tasks if not t.done()]
+            pending = [t for t in self.cluster.tasks if not t.done()]
             if not pending:
                 return
             await asyncio.wait(pending, timeout=5)
@@ -76,16 +76,31 @@ class StubSocket:
         self.closed.append((code, reason))
 
 
-def attached_elsewhere(cluster: Cluster, table: str, owner: str, fence: int = 1) -> Conn:
-    """A connection of this node attaching to ``table``, which ``owner``
-    owns (under ``fence``), as Cluster.hello leaves it once its Attach is sent."""
-    conn = Conn(ws=StubSocket(), role="gm", table=table)  # type: ignore[arg-type]
-    conn.ref = next(cluster._refs)
-    mirror = cluster.mirrors.setdefault(table, Mirror(lease=Lease(owner, fence)))
-    mirror.conns[conn.ref] = conn
-    mirror.attaching[conn.ref] = time.monotonic() + 60
-    cluster.conns[conn.ref] = conn
+async def attached_elsewhere(cluster: Cluster, url: str, table: str, owner: str) -> Conn:
+    """A connection of this node attached to ``table``, which ``owner``
+    owns (its lease in the store, its inbox listened to: ``listening``), by
+    a hello as a client sends it; the owner's answers are the test's to feed."""
+    orphans(url, table)
+    lease_to(url, table, owner)
+    conn = Conn(ws=StubSocket())  # type: ignore[arg-type]
+    token = tokens.sign("k", tokens.new_record(table, "gm", [], "gm", 30))
+    hello = Hello(protocol=PROTOCOL_VERSION, token=token, session="s")
+    assert await cluster.hello(conn, hello, table) is None
     return conn
+
+
+@pytest_asyncio.fixture
+async def listening(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    """Other nodes (n2, n3) listening on their inboxes: a hello's Attach
+    is received (and never answered but by the test)."""
+    redis = aioredis.Redis.from_url(redis_url)
+    others = redis.pubsub()
+    await others.subscribe(bus.inbox("n2"), bus.inbox("n3"))
+    try:
+        yield redis
+    finally:
+        await others.aclose()
+        await redis.aclose()
 
 
 def orphans(url: str, *ids: str) -> None:
@@ -93,6 +108,8 @@ def orphans(url: str, *ids: str) -> None:
     store = PostgresStore(url)
     try:
         for table_id in ids:
+            if store.table(table_id) is not None:
+                continue
             wall = time.time()
             table = Table.new(table_id, GAMES["mettle"], table_id, {}, wall, undo_depth=20)
             record = TableRecord(id=table_id, system="mettle", name=table_id, key="k", epoch=1, created=wall)
@@ -110,10 +127,10 @@ async def node(postgres_url: str, redis_url: str) -> AsyncIterator[Node]:
     hub = make_hub(config, store)
     try:
         await hub.start()
-        assert isinstance(hub.cluster, Cluster)
+        assert isinstance(hub.placement, Cluster)
         host = await hub.create_table("mettle", "Friday", {}, "t1")
         token, _record = await hub.mint(host, "gm", [], "gm", None)
-        yield Node(hub=hub, cluster=hub.cluster, host=host, gm_token=token)
+        yield Node(hub=hub, cluster=hub.placement, host=host, gm_token=token)
     finally:
         await hub.stop()
         store.close()
@@ -143,30 +160,14 @@ async def test_a_table_whose_pause_fails_as_it_is_taken_does_not_stop_the_sweep(
         held.append(host.record.id)
         if host.record.id == "o1":
             node.hub.writer.give_up(host, "conflict")
-            raise Moved()
+            raise GivenUp()
 
     monkeypatch.setattr(node.hub.writer, "hold", hold)
-    await node.cluster._sweep()
+    await node.cluster.sweep()
     assert held == ["o1", "o2"]
     fences = node.cluster.leases.store.fences
     assert "o2" in node.hub.hosts and "o2" in fences  # served
     assert "o1" not in node.hub.hosts and "o1" not in fences  # left for a later sweep
-
-
-async def test_an_attach_is_done_only_once_its_audience_and_its_first_view_came(node: Node) -> None:
-    cluster = node.cluster
-    lost_view = attached_elsewhere(cluster, "far", "n2")
-    lost_audience = attached_elsewhere(cluster, "far", "n2")
-    whole = attached_elsewhere(cluster, "far", "n2")
-    mirror = cluster.mirrors["far"]
-    # The owner's answers, one of each lost on the bus (at most once).
-    node.feed(wire.Attached(t="far", ref=lost_view.ref, key="gm"))
-    node.feed(wire.Deliver(t="far", ref=lost_audience.ref, msgs=[], rev=3, epoch=1))
-    node.feed(wire.Attached(t="far", ref=whole.ref, key="gm"))
-    node.feed(wire.Deliver(t="far", ref=whole.ref, msgs=[], rev=3, epoch=1))
-    # Those left half attached still have a deadline (they are closed 1013
-    # at it and resume); a view never sent would otherwise wait for ever.
-    assert set(mirror.attaching) == {lost_view.ref, lost_audience.ref}
 
 
 async def test_an_operator_request_for_a_table_nobody_owns_leaves_nothing_behind(
@@ -200,35 +201,21 @@ def lease_to(url: str, table: str, node: str) -> None:
 
 
 async def test_a_hello_that_finds_the_table_moved_sends_the_connections_of_its_former_owner_elsewhere(
-    node: Node, postgres_url: str, redis_url: str
+    node: Node, postgres_url: str, listening: aioredis.Redis
 ) -> None:
     cluster = node.cluster
-    orphans(postgres_url, "far")
     channel = bus.table_channel("far")
     # A connection of this node attached to n3, the table's owner then.
-    await cluster.bus.subscribe(channel)
-    before = attached_elsewhere(cluster, "far", "n3")
+    before = await attached_elsewhere(cluster, postgres_url, "far", "n3")
     # n2 owns it now (n3 died): a new hello is attached there.
-    lease_to(postgres_url, "far", "n2")
-    redis = aioredis.Redis.from_url(redis_url)
-    n2 = redis.pubsub()
-    try:
-        await n2.subscribe(bus.inbox("n2"))  # n2 listens (the attach is received)
-        token = tokens.sign("k", tokens.new_record("far", "gm", [], "gm", 30))
-        after = Conn(ws=StubSocket())  # type: ignore[arg-type]
-        hello = Hello(protocol=PROTOCOL_VERSION, token=token, session="s")
-        assert await cluster.hello(after, hello, "far") is None
-        await node.settle()
-        # The one attached to n3 is closed to resume (at n2); the new one waits for n2.
-        assert before.ws.closed == [(1013, "table moved")]  # type: ignore[attr-defined]
-        mirror = cluster.mirrors["far"]
-        assert mirror.lease.node == "n2" and list(mirror.conns) == [after.ref]
-        # The channel is still this node's: n2's patches reach the new connection.
-        assert channel in cluster.bus._confirmed
-        assert await redis.pubsub_numsub(channel) == [(channel.encode(), 1)]
-    finally:
-        await n2.aclose()
-        await redis.aclose()
+    after = await attached_elsewhere(cluster, postgres_url, "far", "n2")
+    await node.settle()
+    # The one attached to n3 is closed to resume (at n2); the new one waits for n2.
+    assert before.ws.closed == [(1013, "table moved")]  # type: ignore[attr-defined]
+    assert not cluster.remote(before) and cluster.remote(after)
+    assert cluster.followed["far"].owner[0] == "n2"
+    # The channel is still this node's: n2's patches reach the new connection.
+    assert await listening.pubsub_numsub(channel) == [(channel.encode(), 1)]
 
 
 def beacons(node: Node) -> list[wire.Beacon]:
@@ -248,31 +235,38 @@ async def test_a_node_whose_leases_are_in_doubt_sends_no_beacon(node: Node) -> N
     assert beacons(node) == []
 
 
-async def test_a_node_back_after_a_lease_without_heartbeat_attaches_its_connections_again(node: Node) -> None:
+async def test_a_node_back_after_a_lease_without_heartbeat_attaches_its_connections_again(
+    node: Node, postgres_url: str, listening: aioredis.Redis
+) -> None:
     cluster = node.cluster
-    watching = attached_elsewhere(cluster, "far", "n2")
-    await cluster._sweep()  # renewed in time: kept
-    assert watching.ref in cluster.conns
+    watching = await attached_elsewhere(cluster, postgres_url, "far", "n2")
+    await cluster.sweep()  # renewed in time: kept
+    assert cluster.remote(watching)
     # Paused for two leases: n2 saw no heartbeat and let the connection go.
     cluster._renewed = time.monotonic() - 2 * LEASE
-    await cluster._sweep()
+    await cluster.sweep()
     await node.settle()
     assert watching.ws.closed == [(1013, "resync")]  # type: ignore[attr-defined]
-    assert cluster.conns == {} and cluster.mirrors == {}
+    assert cluster.count() == 0 and cluster.followed == {}
 
 
-async def test_a_beacon_of_the_same_owner_under_a_new_fence_resumes_its_connections(node: Node) -> None:
-    """A node restarted under its own id owns the table under a new fence:
-    the name in its beacon is the same, the fence is not, and this node's
-    connections attached to the former process resume (1013)."""
-    conn = attached_elsewhere(node.cluster, "far", "n3", fence=4)
-    node.cluster.mirrors["far"].seen[conn.ref] = (1, 10)
-    node.cluster._beacon(wire.Beacon(t="far", epoch=1, rev=10, owner="n3", fence=4))
+async def test_what_the_follower_decides_is_done_to_the_connections(
+    node: Node, postgres_url: str, listening: aioredis.Redis
+) -> None:
+    """The driver feeds the owner's messages to the follower and does what
+    it answers: a beacon of the same node under a new fence (a restart)
+    closes the connection to resume."""
+    conn = await attached_elsewhere(node.cluster, postgres_url, "far", "n3")
+    fence = node.cluster.followed["far"].owner[1]
+    node.feed(wire.Attached(t="far", ref=conn.ref, key="gm"))
+    node.feed(wire.Deliver(t="far", ref=conn.ref, msgs=[], rev=10, epoch=1))
+    node.feed(wire.Beacon(t="far", epoch=1, rev=10, owner="n3", fence=fence))
     await node.settle()
-    assert conn.ws.closed == []  # type: ignore[attr-defined]
-    node.cluster._beacon(wire.Beacon(t="far", epoch=1, rev=10, owner="n3", fence=5))
+    assert conn.ws.closed == [] and node.cluster.remote(conn)  # type: ignore[attr-defined]
+    node.feed(wire.Beacon(t="far", epoch=1, rev=10, owner="n3", fence=fence + 1))
     await node.settle()
     assert conn.ws.closed == [(1013, "table moved")]  # type: ignore[attr-defined]
+    assert not node.cluster.remote(conn)
 
 
 async def test_a_table_just_taken_is_announced_even_with_no_other_node_watching(node: Node) -> None:

@@ -14,7 +14,7 @@ from tests.support.json_docs import exact
 
 from bench import workload
 from vigil import treepatch
-from vigil.net.config import Config
+from vigil.config import Config
 from vigil.net.fanout import encode
 from vigil.protocol import command_decoder
 from vigil.rules.dice import RandomDice

@@ -28,8 +28,8 @@ from tests.support.server import ServerProcess
 from websockets.asyncio.client import ClientConnection
 
 from vigil import auth, cli
+from vigil.config import Config
 from vigil.net.app import shutdown, start
-from vigil.net.config import Config
 from vigil.protocol import ALL_COMMANDS
 from vigil.rules import words
 

@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 import msgspec
 
 from vigil.plain_errors import explain, refusal
+from vigil.rules.commands import Ident, Nonce
+from vigil.table_commands import TableId
 
 
 class Body(msgspec.Struct, tag="x", forbid_unknown_fields=True):
@@ -47,3 +49,23 @@ def test_each_kind_of_message_reads_as_a_sentence_about_its_field() -> None:
         "bad_message",
         {"reason": "it must be a set of fields, not a whole number"},
     )
+
+
+def test_a_pattern_refusal_says_what_that_field_allows() -> None:
+    """Each pattern's own characters, read from the pattern (a nonce is hex
+    digits, a table id has no dots), never one sentence for all."""
+
+    def reason(typ: object, value: str) -> str:
+        try:
+            msgspec.convert(value, typ)
+        except msgspec.ValidationError as exc:
+            return explain(str(exc))[1]
+        raise AssertionError("valid")
+
+    assert reason(Nonce, "x" * 32) == "it may use only digits and the letters a to f"
+    assert reason(Ident, "a b") == "it may use only letters, digits and _ . : -"
+    assert reason(TableId, "a.b") == "it may use only letters, digits and _ -"
+    trait = Annotated[str, msgspec.Meta(pattern="^(?!.*\\n)[a-z][a-z0-9_]*$")]
+    assert reason(trait, "9x") == "it must start with a small letter and use only small letters, digits and _"
+    other = Annotated[str, msgspec.Meta(pattern="^x|y$")]
+    assert reason(other, "z") == "it contains characters that are not allowed here"

@@ -14,7 +14,7 @@ from tests.support.client import WAIT
 from vigil.net.app import shutdown, start
 from vigil.net.commands import host_for
 from vigil.net.errors import Refused
-from vigil.net.writer import Moved
+from vigil.net.writer import GivenUp
 from vigil.table import Table
 
 
@@ -118,7 +118,7 @@ async def test_a_command_that_changes_nothing_is_refused_and_takes_no_undo_slot(
 async def test_a_request_read_after_its_table_was_given_up_is_dropped_not_refused(running: Running) -> None:
     """Between a table given up here (a commit fenced off or of unknown
     outcome: its connections are being closed 1013) and its reload, a
-    request still read from one of its connections is dropped (Moved: the
+    request still read from one of its connections is dropped (GivenUp: the
     client sends it again once reconnected), never answered as if there
     were no such table. A deleted table is still ``unknown_table``."""
     table, gm = await running.table("mettle", {"mara": {"mettle": 4}})
@@ -126,7 +126,7 @@ async def test_a_request_read_after_its_table_was_given_up_is_dropped_not_refuse
     conn = next(c for c in host.conns() if c.role == "gm")
     running.hub.writer.give_up(host, "outcome_unknown")
     assert table not in running.hub.hosts  # reloading
-    with pytest.raises(Moved):
+    with pytest.raises(GivenUp):
         host_for(running.hub, conn, None)
     await asyncio.wait_for(gm.ws.wait_closed(), WAIT)
     assert gm.ws.close_code == 1013 and "unknown_table" not in [e["code"] for e in gm.errors]

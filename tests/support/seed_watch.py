@@ -15,25 +15,25 @@ told it the seed.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 import structlog
 from tests.support.client import Client
+from tests.support.patching import SessionPatches
 
 from vigil import export, table
 from vigil.net import commands
 
 
-class SeedWatch:
+class SeedWatch(SessionPatches):
     """The plugin object (registered by tests/conftest.py)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.secrets: set[str] = set()
         self.leaks: list[str] = []
         self.scanned = 0
-        self._undo: list[Callable[[], None]] = []
 
     def scan(self, where: str, value: Any) -> None:
         if not self.secrets:
@@ -43,11 +43,6 @@ class SeedWatch:
         for secret in self.secrets:
             if secret in text:
                 self.leaks.append(f"an unrevealed dice seed in {where}: {text[:200]}")
-
-    def _wrap(self, owner: Any, name: str, make: Callable[[Any], Any]) -> None:
-        original = getattr(owner, name)
-        setattr(owner, name, make(original))
-        self._undo.append(lambda: setattr(owner, name, original))
 
     def install(self) -> None:
         def new_period(original: Any) -> Any:
@@ -89,24 +84,12 @@ class SeedWatch:
 
             return call
 
-        self._wrap(table.Table, "_new_period", new_period)
-        self._wrap(table.Table, "_revealing", revealing)
-        self._wrap(Client, "handle", received)
-        self._wrap(structlog.PrintLogger, "msg", printed)
-        self._wrap(export, "export", exported)
-        self._wrap(commands, "export", exported)
-
-    def uninstall(self) -> None:
-        while self._undo:
-            self._undo.pop()()
-
-    @pytest.hookimpl
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self.install()
-
-    @pytest.hookimpl
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        self.uninstall()
+        self.wrap(table.Table, "_new_period", new_period)
+        self.wrap(table.Table, "_revealing", revealing)
+        self.wrap(Client, "handle", received)
+        self.wrap(structlog.PrintLogger, "msg", printed)
+        self.wrap(export, "export", exported)
+        self.wrap(commands, "export", exported)
 
     @pytest.hookimpl
     def pytest_runtest_setup(self, item: pytest.Item) -> None:

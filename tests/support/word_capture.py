@@ -37,13 +37,14 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
 from tests.support.client import Client
+from tests.support.patching import SessionPatches
 
 from vigil import changes
 from vigil.net import commands, connection, errors
@@ -67,10 +68,11 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(v)
 
 
-class WordCapture:
+class WordCapture(SessionPatches):
     """The plugin object (registered by tests/conftest.py)."""
 
     def __init__(self, path: Path = CAPTURE) -> None:
+        super().__init__()
         self.path = path
         self.events: dict[str, dict[str, Any]] = {}
         self.errors: dict[str, dict[str, Any]] = {}
@@ -78,7 +80,6 @@ class WordCapture:
         # Names of the characters the current test's tables had (id -> name):
         # an error frame carries ids only, the page maps them by its view.
         self.names: dict[str, str] = {}
-        self._undo: list[Callable[[], None]] = []
 
     # -- recording ---------------------------------------------------------
 
@@ -108,11 +109,6 @@ class WordCapture:
         self._keep(self.errors, "error", plain, self._learn(names or {}))
 
     # -- wrapping ------------------------------------------------------------
-
-    def _wrap(self, owner: Any, name: str, make: Callable[[Any], Any]) -> None:
-        original = getattr(owner, name)
-        setattr(owner, name, make(original))
-        self._undo.append(lambda: setattr(owner, name, original))
 
     def install(self) -> None:
         def rules_names(table: Any) -> dict[str, str]:
@@ -179,23 +175,15 @@ class WordCapture:
 
             return call
 
-        self._wrap(RuleError, "__init__", refusal)
-        self._wrap(Client, "handle", received)
-        self._wrap(engine, "apply", engine_call)
-        self._wrap(engine, "advance", engine_call)
-        self._wrap(changes.Change, "entry", entry)
-        self._wrap(commands, "history_page", history)
-        self._wrap(connection, "error_message", error_frame)
-
-    def uninstall(self) -> None:
-        while self._undo:
-            self._undo.pop()()
+        self.wrap(RuleError, "__init__", refusal)
+        self.wrap(Client, "handle", received)
+        self.wrap(engine, "apply", engine_call)
+        self.wrap(engine, "advance", engine_call)
+        self.wrap(changes.Change, "entry", entry)
+        self.wrap(commands, "history_page", history)
+        self.wrap(connection, "error_message", error_frame)
 
     # -- pytest hooks --------------------------------------------------------
-
-    @pytest.hookimpl
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self.install()
 
     @pytest.hookimpl
     def pytest_runtest_setup(self, item: pytest.Item) -> None:

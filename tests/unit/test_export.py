@@ -9,8 +9,8 @@ from typing import Any
 import msgspec
 import pytest
 
+from vigil.config import Config
 from vigil.export import EXPORT_FORMAT, BadDocument, export, read_export, table_info
-from vigil.net.config import Config
 from vigil.rules.dice import RandomDice
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.games import GAMES

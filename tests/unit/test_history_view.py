@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from vigil.changes import LogEntry
+from vigil.config import Config
 from vigil.history_view import KIT_PARAMS, PUBLIC_TABLE_EVENTS, history_page
-from vigil.net.config import Config
 from vigil.rules.dice import RandomDice
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.games import GAMES

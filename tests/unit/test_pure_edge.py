@@ -20,6 +20,8 @@ PURE = (
     "vigil.export",
     "vigil.history_view",
     "vigil.jsonpatch",
+    "vigil.net.follower",
+    "vigil.net.rate",
     "vigil.permissions",
     "vigil.protocol",
     "vigil.table",

@@ -13,7 +13,7 @@ import pytest
 
 from vigil import jsonpatch, treepatch
 from vigil.changes import Change
-from vigil.net.config import Config
+from vigil.config import Config
 from vigil.rules.commands import Command, Correct
 from vigil.rules.dice import RandomDice
 from vigil.rules.game import Actor, Ctx

@@ -170,14 +170,15 @@ export function readDie(game, face) {
   return { face, success: gameLook(game).dieSuccess(face) };
 }
 
-/** The counters of a character whose sheet the viewer sees: [{key, value, letter, color}]. */
-export function counters(game, sheet) {
+/** The counters of a character whose sheet the viewer sees: [{key, value, letter, color}].
+ * `zeros`: keep the counters a game hides at 0 (a card shows the whole sheet). */
+export function counters(game, sheet, { zeros = false } = {}) {
   if (!sheet) return [];
   const out = [];
   for (const c of gameLook(game).counters) {
     const raw = sheet[c.key];
     const value = c.count ? (Array.isArray(raw) ? raw.length : 0) : (raw ?? 0);
-    if (c.hideZero && !value) continue;
+    if (c.hideZero && !value && !zeros) continue;
     out.push({ key: c.key, value, letter: c.letter, color: c.color });
   }
   return out;
@@ -217,4 +218,119 @@ export function dicePools(game, dice) {
     if (faces?.length) out.push({ pool: "discipline", helper, faces: faces.map((f) => readDie(game, f)) });
   }
   return out;
+}
+
+/**
+ * The conditions that matter beside a character's badges, which name only
+ * its status: a Hursagmu poison or drug in the blood (HUR-13: it will hurt
+ * again), a Pain & Mettle injury (MET-03: every check pays for it). A
+ * poisoned character never reads "no conditions". [{key, names}] from what
+ * the viewer sees (nothing for a withheld sheet); `VIGIL.Condition.<key>`
+ * words it.
+ */
+export function conditionsOf(game, ch) {
+  const s = ch?.sheet;
+  if (!s) return [];
+  const out = [];
+  if (game === "hursagmu") {
+    const called = Object.entries(s.poisons ?? {}).map(([id, p]) => ch.derived?.poisons?.[id]?.called || p.name || p.kind || id);
+    if (called.length) out.push({ key: "poisoned", names: called });
+  }
+  if (game === "mettle" && s.injuries?.length) out.push({ key: "injured", names: s.injuries.map((i) => `${i.label || i.id} (−${i.penalty})`) });
+  return out;
+}
+
+/**
+ * Kit uses that matter (Pain & Mettle kits: a medkit's uses left; the view
+ * carries them only for the GM and the character's own player): [{kit,
+ * uses}], a kit with none left included, since that is the news.
+ */
+export function kitUses(ch) {
+  return Object.entries(ch?.sheet?.kits ?? {}).map(([kit, uses]) => ({ kit, uses }));
+}
+
+/**
+ * DRYH talents (DRYH-11 exhaustion, DRYH-12 madness), which change what a
+ * roll can do: [{which, name}] for those the sheet names.
+ */
+export function talentsOf(game, ch) {
+  const s = ch?.sheet;
+  if (game !== "dryh" || !s) return [];
+  return ["exhaustion", "madness"].filter((w) => s[`${w}_talent`]).map((which) => ({ which, name: s[`${which}_talent`] }));
+}
+
+/**
+ * Which dice of a pool the coins changed (DRYH-08 despair adds or removes
+ * a 6, DRYH-09 hope adds a 1: the roll's `adjustments`, appended to the
+ * pool's end as the server does): the pool's faces each with its mark
+ * ({op: "added", source} or null), then the 6s struck out
+ * ({op: "struck", source}).
+ */
+export function markedFaces(pool, faces, adjustments = []) {
+  const net = new Map(); // "source|face" → adds − removes
+  for (const a of adjustments ?? []) {
+    if (a.pool !== pool) continue;
+    const key = `${a.source}|${a.face}`;
+    net.set(key, (net.get(key) ?? 0) + (a.op === "add" ? 1 : -1));
+  }
+  const out = faces.map((f) => [f, null]);
+  const struck = [];
+  for (const [key, n] of net) {
+    const [source, faceText] = key.split("|");
+    const face = Number(faceText);
+    if (n < 0) {
+      for (let i = 0; i < -n; i += 1) struck.push([face, { op: "struck", source }]);
+      continue;
+    }
+    let left = n;
+    for (let i = out.length - 1; i >= 0 && left > 0; i -= 1) {
+      if (out[i][0] === face && !out[i][1]) {
+        out[i][1] = { op: "added", source };
+        left -= 1;
+      }
+    }
+  }
+  return [...out, ...struck];
+}
+
+/**
+ * A DRYH roll's rows as every face draws them (the pages' roll boxes, the
+ * stream, the Foundry chat card): each pool in the book's order, empty
+ * ones included (`empty`: the page shows "—", the card leaves it out),
+ * then each helper's dice: [{pool, helper?, dominant, faces: [{face,
+ * success, mark}]}].
+ */
+export function poolRows(dice, { dominant = null, adjustments = [] } = {}) {
+  if (!dice) return [];
+  const read = (pool, marked) => marked.map(([face, mark]) => ({ face, mark, success: readDie("dryh", face).success && mark?.op !== "struck" }));
+  const rows = POOL_ORDER.map((pool) => {
+    const faces = read(pool, markedFaces(pool, dice[pool] ?? [], adjustments));
+    return { pool, dominant: dominant === pool, faces, empty: !faces.length };
+  });
+  for (const [helper, faces] of Object.entries(dice.helpers ?? {})) {
+    rows.push({ pool: "helpers", helper, dominant: false, faces: read("helpers", faces.map((f) => [f, null])), empty: !faces.length });
+  }
+  return rows;
+}
+
+/**
+ * The newest roll or check in a history page (entries newest first, as the
+ * server pages them; each entry's events in the order they happened): a
+ * resolved DRYH roll with its dice, else an event with a total (a check, a
+ * trait roll, a poison dose). Several in one entry (the clock firing three
+ * doses at once): the last one, the newest. {kind: "dryh" | "check", event}
+ * or null; undone entries are skipped.
+ */
+export function newestOutcome(entries) {
+  const sorted = [...(entries ?? [])].sort((a, b) => (b.rev ?? 0) - (a.rev ?? 0));
+  for (const entry of sorted) {
+    if (entry.undone) continue;
+    const events = entry.events ?? [];
+    for (let i = events.length - 1; i >= 0; i -= 1) {
+      const ev = events[i];
+      if (ev.code === "roll_resolved" && ev.params?.dice) return { kind: "dryh", event: ev };
+      if (ev.params && typeof ev.params.total === "number") return { kind: "check", event: ev };
+    }
+  }
+  return null;
 }

@@ -60,20 +60,73 @@ function mettleCheck(w, p) {
   return w("checkSum", { sum, total: p.total, tn: p.tn, verdict }, "{sum} = {total} against TN {tn}: {verdict}");
 }
 
+/** "12 wounds" / "1 shock": what a HUR-02 penalty comes from, or the plain word. */
+function penaltySource(w, p) {
+  if (!p.penalty_track || typeof p.penalty_count !== "number") return w("condition", {}, "wounds and shocks");
+  const one = p.penalty_count === 1 ? "one" : "many";
+  return w(`count.${one}.${p.penalty_track}`, { n: p.penalty_count }, `{n} ${p.penalty_track}`);
+}
+
 /** Hursagmu (HUR-01/02/03 and the rolls built on them): 2d6 + level + modifiers − penalties against the target. */
 function hursagmuRoll(w, p) {
   const dice = (p.faces ?? []).reduce((a, b) => a + b, 0);
   const asked = p.asked ?? p.modifiers - (p.condition_penalty ?? 0) - (p.sense_penalty ?? 0);
+  // Resisting damage (HUR-12): the modifiers are the armour's bonus.
+  const askedWord = typeof p.amount === "number" ? w("bonus", {}, "armour and the like") : w("modifiers", {}, "modifiers");
   const sum = `${dice} (${w("dice", { faces: (p.faces ?? []).join(" + ") }, "dice {faces}")})`
     + `${term(p.level, p.trait ? w("trait", { trait: p.trait }, "{trait}") : w("level", {}, "level"))}`
-    + `${term(asked, w("modifiers", {}, "modifiers"))}`
-    + `${term(p.condition_penalty ?? 0, w("condition", {}, "wounds and shocks"))}`
+    + `${term(asked, askedWord)}`
+    + `${term(p.condition_penalty ?? 0, penaltySource(w, p))}`
     + `${term(p.sense_penalty ?? 0, w("senses", {}, "senses"))}`;
   const margin = Math.abs(p.total - p.target);
   let verdict;
   if (margin === 0) verdict = p.success ? w("succeedsExactly", {}, "succeeds exactly") : w("failsOnATie", {}, "fails on a tie");
   else verdict = p.success ? w("succeedsBy", { n: margin }, "succeeds by {n}") : w("failsBy", { n: margin }, "fails by {n}");
   return w("rollSum", { sum, total: p.total, target: p.target, verdict }, "{sum} = {total} against {target}: {verdict}");
+}
+
+/** HUR-02: why a roll takes a wound or shock penalty ("12 wounds: − 1 per wound beyond 10"). */
+function hursagmuCondition(w, p) {
+  return w(`penalty.${p.penalty_track ?? "condition"}`, { source: penaltySource(w, p), n: Math.abs(p.condition_penalty) },
+    "{source}: − {n} (1 per wound or shock beyond 10)");
+}
+
+/** HUR-03: a sense the action needs and lacks. */
+function hursagmuSenses(w, p) {
+  return w("sensesWhy", { n: Math.abs(p.sense_penalty) }, "− {n}: 4 for each sense the action needs and lacks");
+}
+
+/** HUR-12: how much resisted damage got through, and its arithmetic. */
+function hursagmuResisted(w, p) {
+  const amount = p.amount;
+  const harm = p.harm ?? 0;
+  // A drug's dose is resisted with willpower and gives shocks (HUR-13): the event's track says which.
+  const track = p.track === "shocks" ? "shocks" : "wounds";
+  const taken = w(`count.${harm === 1 ? "one" : "many"}.${track}`, { n: harm }, `{n} ${track}`);
+  if (p.mode === "flat") {
+    const sum = `${amount} (${w("damage", {}, "damage")})${term(-(p.level ?? 0), p.trait ?? "")}${term(-(p.bonus ?? 0), w("bonus", {}, "armour and the like"))}`;
+    return harm > 0
+      ? w("resistedFlat", { sum, harm, taken }, "{sum} = {harm}: takes {taken}")
+      : w("resistedFlatNone", { sum }, "{sum}: nothing gets through");
+  }
+  if (p.success || harm === 0) return w("resistedAll", { amount, total: p.total }, "{total} against {amount} damage: nothing gets through");
+  return w("resistedPart", { amount, total: p.total, taken }, "{amount} damage − {total} resisted: takes {taken}");
+}
+
+/** HUR-11: one healer's roll against the patient's wounds and, apart, its shocks. */
+function hursagmuHealing(w, p, track) {
+  const r = p[track];
+  const dice = p.faces.reduce((a, b) => a + b, 0);
+  const sum = `${dice} (${w("dice", { faces: p.faces.join(" + ") }, "dice {faces}")})${term(p.level, w("healer", {}, "healer"))}`;
+  const margin = Math.abs(r.dx);
+  let verdict;
+  if (!r.success) verdict = margin ? w("failsBy", { n: margin }, "fails by {n}") : w("failsOnATie", {}, "fails on a tie");
+  else verdict = margin ? w("succeedsBy", { n: margin }, "succeeds by {n}") : w("succeedsExactly", {}, "succeeds exactly");
+  const against = w(`count.${r.target === 1 ? "one" : "many"}.${track}`, { n: r.target }, `{n} ${track}`);
+  const left = r.after
+    ? w("left", { what: w(`count.${r.after === 1 ? "one" : "many"}.${track}`, { n: r.after }, `{n} ${track}`) }, "{what} left")
+    : w(`noneLeft.${track}`, {}, `no ${track} left`);
+  return w("healSum", { sum, total: p.total, against, verdict, left }, "{sum} = {total} against {against}: {verdict}, {left}");
 }
 
 /** DRYH (DRYH-05/11/12): successes from the dice and the talent against the GM's degree. */
@@ -83,6 +136,7 @@ function dryhSuccesses(w, x, t) {
   if (x.talent === "exhaustion_major" && x.talent_adds) sum += ` + ${x.talent_adds} (${talent})`;
   if (x.talent === "exhaustion_minor" && x.talent_adds) sum = w("atLeast", { sum, n: x.successes, talent }, "{sum}, raised to {n} ({talent})");
   const verdict = x.success ? w("success", {}, "success") : w("failure", {}, "failure");
+  if (x.successes === 1) return w("successesSumOne", { sum, degree: x.degree, verdict }, "{sum} = 1 success against {degree}: {verdict}");
   return w("successesSum", { sum, successes: x.successes, degree: x.degree, verdict }, "{sum} = {successes} successes against {degree}: {verdict}");
 }
 
@@ -117,8 +171,17 @@ export function explain(ev, { t, game, base = "" } = {}) {
     return out;
   }
   if (typeof p.stat === "number" && typeof p.tn === "number" && typeof p.total === "number") return [line(mettleCheck(w, p), rule)];
+  const resisted = typeof p.amount === "number" && typeof p.harm === "number" && (p.mode === "flat" || p.mode === "roll");
   if (Array.isArray(p.faces) && typeof p.level === "number" && typeof p.target === "number" && typeof p.total === "number") {
-    return [line(hursagmuRoll(w, p), rule)];
+    const out = [line(hursagmuRoll(w, p), rule)];
+    if (p.condition_penalty) out.push(line(hursagmuCondition(w, p), "HUR-02"));
+    if (p.sense_penalty) out.push(line(hursagmuSenses(w, p), "HUR-03"));
+    if (resisted) out.push(line(hursagmuResisted(w, p), "HUR-12"));
+    return out;
+  }
+  if (resisted) return [line(hursagmuResisted(w, p), "HUR-12")];
+  if (Array.isArray(p.faces) && typeof p.level === "number" && typeof p.total === "number" && (p.wounds?.target || p.shocks?.target)) {
+    return ["wounds", "shocks"].filter((track) => p[track]?.target).map((track) => line(hursagmuHealing(w, p, track), rule));
   }
   return [];
 }

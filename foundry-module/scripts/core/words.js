@@ -54,6 +54,45 @@ function lookup(catalogue, code) {
   return typeof node === "string" ? node : undefined;
 }
 
+/**
+ * `t` for a face, defined once: `t(key, params)` is the text `lookup(key)`
+ * gives (the pages' lang/en.json, the module's game.i18n) with its
+ * `{name}`s filled; a key without text reads as `missing(key)` (the key
+ * itself by default; the pages prefer its last part in words).
+ * @param {(key: string) => string|undefined} lookup
+ */
+export function translator(lookup, { missing = (key) => key } = {}) {
+  return (key, params = {}) => {
+    const template = lookup(key);
+    return typeof template === "string" ? format(template, params ?? {}) : missing(key);
+  };
+}
+
+/** A key's last part in words ("VIGIL.Badge.seriously_injured" → "Seriously injured"). */
+export function keyWords(key) {
+  const last = String(key).split(".").pop().replace(/_/g, " ");
+  return last.charAt(0).toUpperCase() + last.slice(1);
+}
+
+/** Character id → name in a table's state (what this viewer's view shows). */
+export function namesOf(state) {
+  return Object.fromEntries(Object.entries(state?.characters ?? {}).map(([id, ch]) => [id, ch?.name ?? id]));
+}
+
+/**
+ * A server or client error (VigilError {code, params, message}) as a
+ * sentence, for every face (the pages' refusals and the module's
+ * notifications): `VIGIL.Error.<code>` with its params in words
+ * (`readable`: names, not ids; clock readings, not seconds). A code without
+ * words falls back to the error's own message, then the code.
+ */
+export function errorSentence(err, { names = {}, lookup = () => undefined } = {}) {
+  const code = err?.code ?? "internal";
+  const template = lookup(`VIGIL.Error.${code}`);
+  if (typeof template !== "string") return err?.message ?? code;
+  return format(template, readable(err?.params ?? {}, { names, lookup }));
+}
+
 /** Params that name a character (by id): they read as its name. */
 const CHAR_PARAMS = ["char", "owner", "helper", "who", "target", "patient", "healer", "by"];
 /** Params that are game times (clock readings) and spans of game time. */
@@ -62,10 +101,30 @@ const DURATION_PARAMS = new Set(["interval", "duration", "seconds"]);
 /** Params that are enum values with words in lang/en.json (VIGIL.Choice.<param>.<value>). */
 /** Choice params whose words are another's ("expected": the phases a roll should be in). */
 const CHOICE_ALIAS = { expected: "phase" };
-const CHOICE_PARAMS = ["choice", "kind", "talent", "status", "response", "pool", "dominant", "what", "reason", "discipline", "condition", "track", "cause", "phase", "expected"];
+const CHOICE_PARAMS = ["choice", "kind", "talent", "status", "response", "pool", "dominant", "what", "reason", "discipline", "condition", "track", "cause", "phase", "expected", "outcome", "sight", "senses", "exhaustion_choice"];
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 const spaced = (s) => String(s).replace(/_/g, " ");
+
+/**
+ * Counts of things ({wounds: 8, shocks: 1}) in words: "8 wounds and 1
+ * shock", a count of 0 left out, "no harm" when none is left. Each count
+ * reads through lang/en.json (VIGIL.Count.one.<thing> / VIGIL.Count.many.<thing>);
+ * the server's words.py `counted` says it the same way in English.
+ */
+export function counted(counts, lookup = () => undefined) {
+  // A count of 0 is left out, unless the thing has words for none ("no madness dice").
+  const said = Object.entries(counts)
+    .filter(([thing, n]) => n || typeof lookup(`VIGIL.Count.zero.${thing}`) === "string")
+    .map(([thing, n]) => {
+      if (!n) return lookup(`VIGIL.Count.zero.${thing}`);
+      const template = lookup(`VIGIL.Count.${n === 1 ? "one" : "many"}.${thing}`);
+      return typeof template === "string" ? format(template, { n }) : `${n} ${spaced(thing)}`;
+    });
+  if (!said.length) return lookup("VIGIL.Count.none") ?? "no harm";
+  const and = lookup("VIGIL.Count.and") ?? "and";
+  return said.length === 1 ? said[0] : `${said.slice(0, -1).join(", ")} ${and} ${said.at(-1)}`;
+}
 
 /**
  * Event or error params as words, for a sentence:
@@ -110,6 +169,8 @@ export function readable(params, { names = {}, lookup = () => undefined } = {}) 
     if (typeof out[key] === "string" || out[key] === null) out[key] = choice(key, out[key]);
     else if (Array.isArray(out[key])) out[key] = out[key].map((v) => choice(key, v)).join(", ");
   }
+  // Counts of harm ({wounds: 8, shocks: 1}) as people say them: "8 wounds and 1 shock", never a 0.
+  if (out.counts && typeof out.counts === "object" && !Array.isArray(out.counts)) out.counts = counted(out.counts, lookup);
   // A day of game time counted from 1, as the clock readings count it ("day 2, 07:15:03").
   if (Number.isInteger(out.day)) out.day += 1;
   if (typeof out.field === "string") out.field = capital(field(out.field));

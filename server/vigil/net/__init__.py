@@ -13,8 +13,15 @@
 - :mod:`~vigil.net.hub`: the tables in memory, tokens, who watches what;
 - :mod:`~vigil.net.host`, :mod:`~vigil.net.errors`: a hosted table and a
   connection; refusals;
-- :mod:`~vigil.net.app`, :mod:`~vigil.net.http`, :mod:`~vigil.net.config`:
-  starting and stopping, plain HTTP, settings;
+- :mod:`~vigil.net.placement`, :mod:`~vigil.net.relay`: the ports to where
+  tables are served and to other nodes' connections, each with its
+  implementation for a node alone; :mod:`~vigil.net.storage`: every store
+  call, on the loop or in a thread;
+- :mod:`~vigil.net.cluster` (the driver), :mod:`~vigil.net.follower` (its
+  pure state machine for another node's table), :mod:`~vigil.net.bus`,
+  :mod:`~vigil.net.cluster_wire`: a node of a cluster;
+- :mod:`~vigil.net.app`, :mod:`~vigil.net.http`: starting and stopping (the
+  composition root), plain HTTP; the settings are :mod:`vigil.config`;
 - :mod:`~vigil.net.metrics`: what ``/metrics`` counts (on a listener of
   its own, when the operator gives it a port).
 

@@ -18,8 +18,8 @@ import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from vigil.changes import Change
+from vigil.config import Config
 from vigil.net import metrics
-from vigil.net.config import Config
 from vigil.net.connection import handle
 from vigil.net.errors import Refused
 from vigil.net.http import metrics_route, route
@@ -46,7 +46,7 @@ async def start(config: Config) -> tuple[Hub, Server]:
     store = open_store(config.store, config.db_path, config.durability)
     hub = make_hub(config, store)
     await hub.start()
-    if config.demo and not hub.hosts and (hub.cluster is None or not await asyncio.to_thread(store.tables)):
+    if config.demo and not hub.hosts and not await hub.placement.others():
         # Only into an empty store: a node of a cluster may hold none of the
         # tables of a store that has them all (a race of two first nodes
         # ends with one demo table).
@@ -59,7 +59,7 @@ async def start(config: Config) -> tuple[Hub, Server]:
         origins = [*config.origins, None]  # None: non-browser clients send no Origin
     server = await serve(
         lambda ws: handle(hub, ws),
-        config.host,
+        config.address,
         config.port,
         process_request=lambda conn, req: route(hub, conn, req),
         max_size=config.max_message,
@@ -78,7 +78,9 @@ def make_hub(config: Config, store: Store) -> Hub:
     """The hub, and for a node of a cluster (``config.bus``) its part in it,
     wired once here: the cluster sits above the hub (it reaches tables,
     connections and the writer through it), and the hub and the fan-out
-    reach it only through their interfaces (Placement, Relay). Its module
+    reach it only through their ports (Placement, Relay), which a node
+    alone fills with LocalPlacement and LocalRelay (the hub's and the
+    fan-out's own, so that no code asks whether a cluster exists). Its module
     is imported only for a cluster: Redis's client is an optional
     dependency, as PostgreSQL's driver is (vigil.store.open_store)."""
     hub = Hub(config, store)
@@ -88,8 +90,7 @@ def make_hub(config: Config, store: Store) -> Hub:
 
         if not isinstance(store, PostgresStore):
             raise ValueError("a cluster's nodes share a PostgreSQL store")
-        hub.cluster = cluster = Cluster(hub, store)
-        hub.fanout.relay = cluster
+        hub.placement = hub.fanout.relay = Cluster(hub, store)
     return hub
 
 
@@ -102,7 +103,7 @@ async def listen_metrics(hub: Hub) -> None:
     registry = metrics.registry(hub)
     listener = await serve(
         _no_websocket,
-        config.metrics_host,
+        config.metrics_address,
         config.metrics_port,
         process_request=lambda conn, req: metrics_route(registry, conn, req),
         ping_interval=None,

@@ -40,7 +40,6 @@ import contextlib
 import itertools
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -52,14 +51,15 @@ from vigil.net import bus as busmod
 from vigil.net import cluster_wire as wire
 from vigil.net import connection, metrics
 from vigil.net.errors import error_message
-from vigil.net.fanout import Reply
+from vigil.net.follower import Action, Answered, CheckOwner, Close, Follower, Send
 from vigil.net.host import Conn, RemoteConn, Rendered, TableHost
 from vigil.net.hub import Hub
+from vigil.net.relay import Reply
 from vigil.net.tasks import Tasks
 from vigil.net.writer import end
 from vigil.protocol import Hello
-from vigil.store.base import Unavailable
-from vigil.store.leases import Lease, Leases
+from vigil.store.base import TableRecord, Unavailable
+from vigil.store.leases import Leases
 from vigil.store.postgres import PostgresStore
 
 log = structlog.get_logger("vigil")
@@ -74,35 +74,19 @@ KEY_SECONDS = 5.0
 HELLO_STORE_SECONDS = 2.0
 
 
-@dataclass(eq=False)
-class Mirror:
-    """This node's connections to a table another node owns, under the lease
-    ``lease``: its node's name and its fence. The fence tells a new owner
-    even when the name does not (a node restarted under its own id)."""
-
-    lease: Lease
-    conns: dict[int, Conn] = field(default_factory=dict)
-    # Per connection: the audience it is sent, and the rev and epoch its
-    # view is at (from its snapshot or replay, then each bundle).
-    keys: dict[int, str] = field(default_factory=dict)
-    seen: dict[int, tuple[int, int]] = field(default_factory=dict)
-    # Attaches not done yet, with their deadlines: done once both the
-    # audience (Attached) and a first view (a Deliver with its rev) came;
-    # either may be lost on the bus, and a connection without them would
-    # wait for ever (no bundle or beacon concerns a connection without a
-    # view).
-    attaching: dict[int, float] = field(default_factory=dict)
-    heard: float = field(default_factory=time.monotonic)
-
-
 class Cluster:
+    # A node that stops hands its tables to the others, clocks running.
+    hands_over = True
+
     def __init__(self, hub: Hub, store: PostgresStore) -> None:
         config = hub.config
         self.hub = hub
         self.node = config.node
         self.leases = Leases(store, self.node, config.lease_seconds)
-        self.bus = busmod.Bus(config.bus, self.node, self._on_message)
-        self.mirrors: dict[str, Mirror] = {}
+        self.bus = busmod.Bus(config.bus, self.node, self.receive)
+        # The tables other nodes own that this node's connections watch,
+        # each followed by its pure state machine (vigil.net.follower).
+        self.followed: dict[str, Follower] = {}
         self.conns: dict[int, Conn] = {}  # this node's connections to other nodes' tables
         # This node's operator connections waiting for a request forwarded
         # (attached to no table, so not among ``conns``).
@@ -127,7 +111,9 @@ class Cluster:
         # process of the same name, restarted), which only the beacon's new
         # fence tells to resume here.
         self._announce: dict[str, float] = {}
-        self._tasks = Tasks("cluster")
+        # The work it runs on its own (a bus message handled, a close): a
+        # test feeding it messages waits on them.
+        self.tasks = Tasks("cluster")
         self._loops: list[asyncio.Task[None]] = []
         # When the last renewal that succeeded began (its leases run from then).
         self._renewed = time.monotonic()
@@ -138,8 +124,8 @@ class Cluster:
         """Join: the bus first (a node that cannot reach it does not start),
         then a heartbeat and this node's share of the tables nobody owns."""
         await self.bus.start()
-        await asyncio.to_thread(self.leases.beat)
-        await self._sweep()
+        await self.hub.storage.slow(self.leases.beat)
+        await self.sweep()
         self._loops = [asyncio.create_task(self._own()), asyncio.create_task(self._watch())]
 
     def halt(self) -> None:
@@ -156,11 +142,11 @@ class Cluster:
             for peer in list(host.remote.values()):
                 self.close(peer, CloseCode.TRY_AGAIN_LATER, "node stopping")
         with contextlib.suppress(Exception):
-            await asyncio.to_thread(self.leases.release)
+            await self.hub.storage.slow(self.leases.release)
         await self.bus.stop()
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
-        self._tasks.spawn(work)
+        self.tasks.spawn(work)
 
     # -- ownership ------------------------------------------------------------
 
@@ -170,7 +156,7 @@ class Cluster:
         while True:
             await asyncio.sleep(self.leases.ttl / 3)
             try:
-                await self._sweep()
+                await self.sweep()
             except Exception as exc:  # the database unreachable: the fences keep it safe
                 if isinstance(exc, Unavailable):  # an outage, said in one line
                     log.warning("lease_sweep_failed", error=str(exc))
@@ -182,41 +168,54 @@ class Cluster:
                     for host in list(self.hub.hosts.values()):
                         self.hub.writer.give_up(host, "lease_unknown")
 
-    async def _sweep(self) -> None:
+    async def sweep(self) -> None:
+        """One round of ownership (see :meth:`_own`)."""
         began = time.monotonic()
-        lost = await asyncio.to_thread(self.leases.renew)
+        lost = await self.hub.storage.slow(self.leases.renew)
         if began - self._renewed > self.leases.ttl:
             # No heartbeat for a lease (paused, cut off): to the other nodes
             # this one looked dead, and their sweeps let its connections go
             # (below). Each resumes, to be attached again.
-            for mirror in list(self.mirrors.values()):
-                for conn in list(mirror.conns.values()):
-                    self._shut(conn, CloseCode.TRY_AGAIN_LATER, "resync")
+            for table_id, follower in list(self.followed.items()):
+                self._perform(table_id, follower, follower.resync())
         self._renewed = began
         for table_id in lost:
             host = self.hub.hosts.get(table_id)
             if host is not None:
                 log.warning("table_lost", table=table_id)
                 self.hub.writer.give_up(host, "table_moved")
-        live = await asyncio.to_thread(self.leases.live_nodes)
+        live = await self.hub.storage.slow(self.leases.live_nodes)
         live.add(self.node)
         for host in list(self.hub.hosts.values()):
             for peer in [p for p in host.remote.values() if p.node not in live]:
                 self.hub.leave(host, peer)
-        share = await asyncio.to_thread(self.leases.share)
+        share = await self.hub.storage.slow(self.leases.share)
         async with self._taking:
             want = share - len(self.hub.hosts)
             if want > 0:
-                orphans = await asyncio.to_thread(self.leases.orphans, want)
-                taken = await asyncio.to_thread(self.leases.take, orphans)
+                orphans = await self.hub.storage.slow(self.leases.orphans, want)
+                taken = await self.hub.storage.slow(self.leases.take, orphans)
                 for table_id in taken:
                     await self._adopt(table_id)
 
     def forget(self, table_id: str) -> None:
         self.leases.forget(table_id)
 
+    def given_up(self, record: TableRecord) -> None:
+        """Its fence no longer named: the next sweep takes it again
+        (reloaded from the store) unless another node has."""
+        self.forget(record.id)
+
+    def serves(self, table_id: str) -> bool:
+        return table_id in self.hub.hosts
+
+    async def others(self) -> list[TableRecord]:
+        records = await self.hub.storage.slow(self.leases.store.tables)
+        return [r for r in records if r.id not in self.hub.hosts]
+
     def health(self) -> dict[str, Any]:
         return {
+            "owned": len(self.hub.hosts),
             "node": self.node,
             "bus": self.bus.location,
             "bus_connected": self.bus.connected,
@@ -234,7 +233,7 @@ class Cluster:
         async with self._taking:
             if table_id in self.hub.hosts:  # taken meanwhile by this node
                 return True
-            taken = await asyncio.to_thread(self.leases.take, [table_id])
+            taken = await self.hub.storage.slow(self.leases.take, [table_id])
             if table_id not in taken:
                 return False
             await self._adopt(table_id)
@@ -319,7 +318,7 @@ class Cluster:
         host = self.hub.hosts.get(m.t)
         if host is None:
             try:
-                record = await asyncio.to_thread(self.leases.store.table, m.t, HELLO_STORE_SECONDS)
+                record = await self.hub.storage.slow(self.leases.store.table, m.t, HELLO_STORE_SECONDS)
             except Unavailable:
                 unavailable = error_message("store_unavailable", {}, None)
                 shut = wire.Shut(
@@ -394,7 +393,7 @@ class Cluster:
         cached = self._keys.get(table_id)
         if not fresh and cached is not None and time.monotonic() - cached[1] < KEY_SECONDS:
             return cached[0]
-        record = await asyncio.to_thread(self.leases.store.table, table_id, HELLO_STORE_SECONDS)
+        record = await self.hub.storage.slow(self.leases.store.table, table_id, HELLO_STORE_SECONDS)
         if record is None:
             return None
         self._keys[table_id] = (record.key, time.monotonic())
@@ -435,11 +434,11 @@ class Cluster:
             claims = await self._verify(table_id, msg.token)
         except auth.TokenError as exc:
             return exc.code
-        lease = await asyncio.to_thread(self.leases.owner, table_id, HELLO_STORE_SECONDS)
+        lease = await self.hub.storage.slow(self.leases.owner, table_id, HELLO_STORE_SECONDS)
         if lease is None or lease.node == self.node:
             if await self.claim(table_id):
                 return "local"
-            lease = await asyncio.to_thread(self.leases.owner, table_id, HELLO_STORE_SECONDS)
+            lease = await self.hub.storage.slow(self.leases.owner, table_id, HELLO_STORE_SECONDS)
             if lease is None or lease.node == self.node:
                 # Nobody could take it: deleted since its key was read, or
                 # its node is changing.
@@ -452,23 +451,22 @@ class Cluster:
             claims.expires,
         )
         conn.table = table_id
-        former = self.mirrors.get(table_id)
-        if former is not None and former.lease != lease:
+        former = self.followed.get(table_id)
+        if former is not None and former.owner != lease:
             # The table moved (to another node, or to a new process of the
             # same name): this node's connections attached to its former
             # owner resume where it is now. Taking the new lease alone would
             # hide the move from them (beacons and checks compare with it),
             # attached to an owner that does not know them.
             log.info("table_owner_changed", table=table_id, owner=lease.node, fence=lease.fence)
-            self._resume_elsewhere(list(former.conns.values()))
+            self._perform(table_id, former, former.owned_by(lease))
         # Among the table's connections before the subscription is awaited:
         # a last connection leaving meanwhile then does not unsubscribe the
         # channel (:meth:`_unsubscribe`), and every hello waits until Redis
         # has confirmed it, not only the first.
-        mirror = self.mirrors.setdefault(table_id, Mirror(lease=lease))
-        mirror.lease = lease
-        mirror.conns[conn.ref] = conn
-        mirror.attaching[conn.ref] = time.monotonic() + self.hub.config.forward_seconds
+        now = time.monotonic()
+        follower = self.followed.setdefault(table_id, Follower(owner=lease, heard=now))
+        follower.join(conn.ref, lease, now + self.hub.config.forward_seconds)
         self.conns[conn.ref] = conn
         try:
             await self.bus.subscribe(busmod.table_channel(table_id))
@@ -498,16 +496,16 @@ class Cluster:
         hub = self.hub
         operator = None
         if table_id is None:
-            mirror = self.mirrors.get(conn.table or "")
-            if mirror is None:
+            follower = self.followed.get(conn.table or "")
+            if follower is None:
                 return
-            owner, table_id = mirror.lease.node, conn.table or ""
+            owner, table_id = follower.owner[0], conn.table or ""
         else:  # an operator's command for a table owned elsewhere
             operator = conn.token_id
             if not conn.ref:
                 conn.ref = next(self._refs)
             try:
-                found = await asyncio.to_thread(self.leases.owner, table_id, HELLO_STORE_SECONDS)
+                found = await self.hub.storage.slow(self.leases.owner, table_id, HELLO_STORE_SECONDS)
                 exists = found is not None or await self.key(table_id, fresh=True) is not None
             except Unavailable:
                 hub.fanout.send(conn, error_message("store_unavailable", {}, msg_id))
@@ -539,8 +537,11 @@ class Cluster:
                 # done. Every connection to that table resumes elsewhere (the
                 # client sends it again once reconnected).
                 metrics.FORWARDED.labels("unowned").inc()
-                mirror = self.mirrors.get(table_id)
-                self._resume_elsewhere(list(mirror.conns.values()) if mirror is not None else [conn])
+                follower = self.followed.get(table_id)
+                if follower is not None:
+                    self._perform(table_id, follower, follower.owned_by(None))
+                else:
+                    self._resume_elsewhere([conn])
                 return
             try:
                 await asyncio.wait_for(waiter, hub.config.forward_seconds)
@@ -556,23 +557,20 @@ class Cluster:
     def leave(self, conn: Conn) -> None:
         """``conn`` closed (or was refused): its owner forgets it."""
         self.conns.pop(conn.ref, None)
-        mirror = self.mirrors.get(conn.table or "")
-        if mirror is None or mirror.conns.pop(conn.ref, None) is None:
+        follower = self.followed.get(conn.table or "")
+        if follower is None or not follower.leave(conn.ref):
             return
-        mirror.keys.pop(conn.ref, None)
-        mirror.seen.pop(conn.ref, None)
-        mirror.attaching.pop(conn.ref, None)
         detach = wire.Detach(t=conn.table or "", node=self.node, ref=conn.ref)
-        self.bus.publish(busmod.inbox(mirror.lease.node), wire.encoder.encode(detach))
-        if not mirror.conns:
-            del self.mirrors[conn.table or ""]
+        self.bus.publish(busmod.inbox(follower.owner[0]), wire.encoder.encode(detach))
+        if follower.empty:
+            del self.followed[conn.table or ""]
             self._spawn(self._unsubscribe(conn.table or ""))
 
     async def _unsubscribe(self, table_id: str) -> None:
         """No connection of this node watches ``table_id``: its channel is
         left, unless a hello for it came since (it found the channel
         subscribed, and sent nothing)."""
-        if table_id not in self.mirrors:
+        if table_id not in self.followed:
             await self.bus.unsubscribe(busmod.table_channel(table_id))
 
     def _shut(self, conn: Conn, code: CloseCode, reason: str) -> None:
@@ -598,30 +596,26 @@ class Cluster:
             await asyncio.sleep(period)
             self.beacons()
             now = time.monotonic()
-            for table_id, mirror in list(self.mirrors.items()):
-                for ref, deadline in list(mirror.attaching.items()):
-                    if now > deadline and ref in mirror.conns:
-                        self._shut(mirror.conns[ref], CloseCode.TRY_AGAIN_LATER, "no answer")
-                if now - mirror.heard > quiet:
-                    mirror.heard = now
-                    self._spawn(self._check_owner(table_id, mirror))
+            for table_id, follower in list(self.followed.items()):
+                self._perform(table_id, follower, follower.tick(now, quiet))
 
-    async def _check_owner(self, table_id: str, mirror: Mirror) -> None:
+    async def _check_owner(self, table_id: str, follower: Follower) -> None:
         """A table gone quiet: its lease read again; a new one (another node,
         or the same name under a new fence) sends its connections there. The
         store unreachable: asked again when it has been quiet once more."""
         try:
-            lease = await asyncio.to_thread(self.leases.owner, table_id)
+            lease = await self.hub.storage.slow(self.leases.owner, table_id)
         except Unavailable as exc:
             log.warning("owner_check_failed", table=table_id, error=str(exc))
             return
-        if lease != mirror.lease:
+        if lease != follower.owner:
             log.info("table_owner_changed", table=table_id, owner=lease and lease.node)
-            self._resume_elsewhere(list(mirror.conns.values()))
+        self._perform(table_id, follower, follower.owned_by(lease))
 
     # -- the bus --------------------------------------------------------------
 
-    def _on_message(self, channel: bytes, data: bytes) -> None:
+    def receive(self, channel: bytes, data: bytes) -> None:
+        """What the bus hands this node, from ``channel``."""
         try:
             m = wire.decoder.decode(data)
         except msgspec.DecodeError:
@@ -646,31 +640,38 @@ class Cluster:
         """A message for one of this node's connections."""
         assert isinstance(m, wire.Attached | wire.Deliver | wire.Answer | wire.Shut)
         conn = self.conns.get(m.ref)
-        mirror = self.mirrors.get(m.t)
-        if conn is None or mirror is None:
+        follower = self.followed.get(m.t)
+        if conn is None or follower is None:
             operator = self._operators.get(m.ref)
             if operator is not None and isinstance(m, wire.Answer | wire.Shut):
                 self._to_operator(operator, m)
             return
-        mirror.heard = time.monotonic()
-        fanout = self.hub.fanout
+        now = time.monotonic()
         match m:
             case wire.Attached():
-                mirror.keys[m.ref] = m.key
+                actions = follower.attached(m.ref, m.key, now)
             case wire.Deliver():
-                for message in m.msgs:
-                    fanout.send(conn, message)
-                if m.rev is not None and m.epoch is not None:
-                    mirror.seen[m.ref] = (m.epoch, m.rev)
-                    if m.ref in mirror.keys:
-                        mirror.attaching.pop(m.ref, None)
+                actions = follower.deliver(m.ref, m.msgs, m.rev, m.epoch, now)
             case wire.Answer():
-                fanout.send(conn, m.data)
-                self._answered(m.ref, m.id)
+                actions = follower.answer(m.ref, m.id, m.data, now)
             case wire.Shut():
-                if m.data:
-                    fanout.send(conn, m.data)
-                self._shut(conn, CloseCode(m.code), m.reason)
+                actions = follower.shut(m.ref, m.code, m.reason, m.data, now)
+        self._perform(m.t, follower, actions)
+
+    def _perform(self, table_id: str, follower: Follower, actions: list[Action]) -> None:
+        """Do what the follower of ``table_id`` answered, in order."""
+        for action in actions:
+            match action:
+                case Send(ref, data):
+                    if (conn := self.conns.get(ref)) is not None:
+                        self.hub.fanout.send(conn, data)
+                case Answered(ref, msg_id):
+                    self._answered(ref, msg_id)
+                case Close(ref, code, reason):
+                    if (conn := self.conns.get(ref)) is not None:
+                        self._shut(conn, CloseCode(code), reason)
+                case CheckOwner():
+                    self._spawn(self._check_owner(table_id, follower))
 
     def _to_operator(self, conn: Conn, m: wire.Answer | wire.Shut) -> None:
         """The owner's answer to an operator's request it was forwarded, or
@@ -690,45 +691,18 @@ class Cluster:
             waiter.set_result(None)
 
     def _bundle(self, m: wire.Bundle) -> None:
-        mirror = self.mirrors.get(m.t)
-        if mirror is None:
-            return
-        mirror.heard = time.monotonic()
-        fanout = self.hub.fanout
-        for node, ref, msg_id, ack in m.acks:  # acks before the patches they caused
-            conn = mirror.conns.get(ref)
-            if node == self.node and conn is not None:
-                fanout.send(conn, ack)
-                self._answered(ref, msg_id)
-        for ref, seen in list(mirror.seen.items()):
-            conn = mirror.conns[ref]
-            epoch, rev = seen
-            key = mirror.keys.get(ref)
-            for next_rev, messages in m.revs:
-                if next_rev <= rev and m.epoch == epoch:
-                    continue
-                if m.epoch != epoch or next_rev != rev + 1:
-                    self._shut(conn, CloseCode.TRY_AGAIN_LATER, "resync")  # missed one: resume
-                    break
-                message = messages.get(key or "")
-                if message is not None:
-                    fanout.send(conn, message)
-                rev = next_rev
-            else:
-                mirror.seen[ref] = (epoch, rev)
+        follower = self.followed.get(m.t)
+        if follower is not None:
+            actions = follower.bundle(self.node, m.epoch, m.revs, m.acks, time.monotonic())
+            self._perform(m.t, follower, actions)
 
     def _beacon(self, m: wire.Beacon) -> None:
-        mirror = self.mirrors.get(m.t)
-        if mirror is None:
+        follower = self.followed.get(m.t)
+        if follower is None:
             return
-        mirror.heard = time.monotonic()
-        if (m.owner, m.fence) != mirror.lease:
+        if (m.owner, m.fence) != follower.owner:
             # Another node owns it now, or a new process of the same name
             # (a restart under its own id: the fence says so): every
             # connection resumes there.
             log.info("table_owner_changed", table=m.t, owner=m.owner, fence=m.fence)
-            self._resume_elsewhere(list(mirror.conns.values()))
-            return
-        for ref, (epoch, rev) in list(mirror.seen.items()):
-            if epoch != m.epoch or rev < m.rev:
-                self._shut(mirror.conns[ref], CloseCode.TRY_AGAIN_LATER, "resync")
+        self._perform(m.t, follower, follower.beacon((m.owner, m.fence), m.epoch, m.rev, time.monotonic()))

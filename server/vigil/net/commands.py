@@ -9,7 +9,6 @@ admin ones included: it orders, commits and fans out each of them alike.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import msgspec
@@ -22,10 +21,10 @@ from vigil.export import BadDocument, export, read_export, table_info
 from vigil.history_view import history_page
 from vigil.net import metrics
 from vigil.net.errors import Refused
-from vigil.net.fanout import Reply
 from vigil.net.host import Peer, TableHost
 from vigil.net.hub import Hub
-from vigil.net.writer import Acker, Closing, Edit, Moved
+from vigil.net.relay import Reply
+from vigil.net.writer import Acker, Closing, Edit, GivenUp
 from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, LegalMoves, LegalQuery, TableRequest, encoder
 from vigil.rules.outcome import RuleError
 from vigil.store.base import Store
@@ -81,23 +80,19 @@ async def command(hub: Hub, conn: Peer, msg: Cmd) -> bytes:
 async def _tables(hub: Hub) -> list[dict[str, Any]]:
     """Every table: this node's in full; a cluster's others as the store
     knows them (their rev and characters are their owners' to know)."""
-    hosts = hub.hosts
-    listed = [table_info(h.table, h.record.archived) for h in hosts.values()]
-    if hub.cluster is not None:
-        records = await asyncio.to_thread(hub.store.tables)
-        listed += [
-            {
-                "id": r.id,
-                "system": r.system,
-                "name": r.name,
-                "archived": r.archived,
-                "epoch": r.epoch,
-                "rev": None,
-                "characters": None,
-            }
-            for r in records
-            if r.id not in hosts
-        ]
+    listed = [table_info(h.table, h.record.archived) for h in hub.hosts.values()]
+    listed += [
+        {
+            "id": r.id,
+            "system": r.system,
+            "name": r.name,
+            "archived": r.archived,
+            "epoch": r.epoch,
+            "rev": None,
+            "characters": None,
+        }
+        for r in await hub.placement.others()
+    ]
     return listed
 
 
@@ -117,7 +112,7 @@ def host_for(hub: Hub, conn: Peer, table: str | None) -> TableHost:
     """The table a request names (its own, for any token but the operator's).
     A connection's own table given up here since it joined (another node
     took it, or its truth is in doubt: the connection is being closed 1013)
-    is :class:`Moved`: the request is dropped, and its client sends it
+    is :class:`GivenUp`: the request is dropped, and its client sends it
     again where the table is served now. Only a table that does not exist
     (or was deleted) is ``unknown_table``."""
     table_id = table or conn.table
@@ -126,7 +121,7 @@ def host_for(hub: Hub, conn: Peer, table: str | None) -> TableHost:
     host = hub.hosts.get(table_id or "")
     joined = conn.host
     if joined is not None and host is not joined and not joined.deleted:
-        raise Moved()
+        raise GivenUp()
     if host is None:
         raise Refused("unknown_table", table=table_id)
     return host

@@ -16,22 +16,22 @@ import structlog
 from vigil.changes import LogEntry
 from vigil.net import metrics
 from vigil.net.host import TableHost
-from vigil.store.base import Fenced, Store
-from vigil.store.base import inline as store_inline
+from vigil.net.storage import Storage
+from vigil.store.base import Fenced
 
 log = structlog.get_logger("vigil")
 
 
 class Committer:
-    def __init__(self, store: Store, snapshot_every: int) -> None:
-        self.store = store
+    def __init__(self, storage: Storage, snapshot_every: int) -> None:
+        self.storage = storage
+        store = storage.store
         self.snapshot_every = snapshot_every
         # A store whose commit never waits on the disk (SQLite WAL with
         # synchronous=NORMAL: no fsync) commits on the loop: a thread hop
         # costs more than the commit. One that fsyncs commits in a thread.
-        inline = store_inline(store)
         # Both ways of committing are timed (metrics.COMMIT_SECONDS).
-        nowait = getattr(store, "append_nowait", None) if inline else None
+        nowait = getattr(store, "append_nowait", None) if storage.inline else None
         self._append_nowait: Callable[[list[LogEntry]], bool] | None = (
             metrics.timed_commit(nowait) if nowait is not None else None
         )
@@ -65,7 +65,7 @@ class Committer:
             try:
                 nowait = self._append_nowait
                 if nowait is None or not nowait(entries):
-                    await asyncio.to_thread(self._append, entries)
+                    await self.storage.slow(self._append, entries)
             except Fenced as exc:
                 # Only the tables this node lost are refused; the others'
                 # entries of the group are committed.
@@ -95,7 +95,7 @@ class Committer:
             table = host.table
             doc = msgspec.json.decode(msgspec.json.encode(table.doc))
             task = asyncio.get_running_loop().create_task(
-                asyncio.to_thread(self.store.snapshot, table.id, table.epoch, table.rev, doc)
+                self.storage.slow(self.storage.store.snapshot, table.id, table.epoch, table.rev, doc)
             )
             self._snapshots.add(task)
             task.add_done_callback(self._snapshot_done)

@@ -23,10 +23,10 @@ from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
 from vigil.net import commands, metrics, rate
 from vigil.net.errors import Refused, error_message
-from vigil.net.fanout import Reply
 from vigil.net.host import Conn, Peer, RemoteConn, TableHost
 from vigil.net.hub import Hub
-from vigil.net.writer import Moved
+from vigil.net.relay import Reply
+from vigil.net.writer import GivenUp
 from vigil.plain_errors import refusal
 from vigil.protocol import (
     PROTOCOL_VERSION,
@@ -188,9 +188,9 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
     except auth.TokenError as exc:  # not a token's shape: final, as a bad signature is
         await _refuse_hello(conn, exc.code, {})
         return False
-    if hub.cluster is not None and scope != auth.OPERATOR_SCOPE and scope not in hub.hosts:
+    if scope != auth.OPERATOR_SCOPE and not hub.placement.serves(scope):
         # Another node's table (or nobody's yet): attached to its owner.
-        refused = await hub.cluster.hello(conn, msg, scope)
+        refused = await hub.placement.hello(conn, msg, scope)
         if refused is None:
             _bind(conn)
             return True
@@ -249,7 +249,7 @@ async def enter(
     host = hub.hosts.get(claims.table)
     if host is None:  # moved meanwhile
         return _unavailable()
-    if hub.cluster is not None and not hub.cluster.holding():
+    if not hub.placement.holding():
         # Its leases may have run out (it was paused or cut off): another
         # node may own the table by now, and its view here may be stale.
         return _unavailable()
@@ -323,18 +323,18 @@ async def _message(hub: Hub, conn: Conn, msg: TableRequest | Hello, data: bytes)
     for a table another node owns goes there (``data``: its frame)."""
     if isinstance(msg, Hello):
         await _answer(conn, error_message("bad_message", {"reason": "already said hello"}, None))
-    elif hub.cluster is not None and conn.ref and conn.table is not None:
+    elif conn.ref and conn.table is not None:
         # Attached to another node's table: forwarded to its owner. Once
         # detached (its table moved: the connection is closing with 1013),
         # a frame still read from it is dropped unanswered, as a command
-        # that meets a moved table is (vigil.net.writer.Moved): its client
+        # that meets a moved table is (vigil.net.writer.GivenUp): its client
         # sends it again once reconnected. Run here, it would be refused as
         # for an unknown table.
-        if hub.cluster.remote(conn):
-            await hub.cluster.forward(conn, msg.id, data)
-    elif hub.cluster is not None and conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
-        await hub.cluster.forward(conn, msg.id, data, table)
-    elif hub.cluster is not None and conn.ref and conn.role != "operator":
+        if hub.placement.remote(conn):
+            await hub.placement.forward(conn, msg.id, data)
+    elif conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
+        await hub.placement.forward(conn, msg.id, data, table)
+    elif conn.ref and conn.role != "operator":
         # Attached to another node's table, and let go since (it is being
         # closed 1013): nothing is done here, where the table is not, and
         # its client sends the request again once reconnected.
@@ -347,7 +347,7 @@ def _elsewhere(hub: Hub, msg: TableRequest) -> str | None:
     """The table an operator's request is about, if this node does not own
     it (:func:`vigil.net.commands.target`)."""
     table = commands.target(msg)
-    return table if table is not None and table not in hub.hosts else None
+    return table if table is not None and not hub.placement.serves(table) else None
 
 
 async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
@@ -377,7 +377,7 @@ async def _guarded(hub: Hub, conn: Peer, msg_id: str, work: Awaitable[bytes]) ->
     moved: the connection is closed and its client sends it again)."""
     try:
         reply = await work
-    except Moved:
+    except GivenUp:
         return
     except Unavailable as exc:  # a read the store could not answer in time: nothing done
         log.warning("store_unavailable", error=str(exc))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
-from typing import NamedTuple, Protocol
 
 import structlog
 from websockets.asyncio.connection import broadcast
@@ -21,41 +20,13 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from vigil.close_codes import CloseCode
+from vigil.config import Config
 from vigil.net import metrics
-from vigil.net.config import Config
 from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
+from vigil.net.relay import LocalRelay, Relay, Reply
 from vigil.protocol import Patch, Snapshot, encoder
 from vigil.table import Table
 from vigil.table_views import AudiencePatch
-
-
-class Reply(NamedTuple):
-    """A command's answer to its sender: the message ``id`` answered, and
-    the encoded answer."""
-
-    peer: Peer
-    id: str
-    data: bytes
-
-
-class Relay(Protocol):
-    """How a table's owner reaches the connections other nodes hold for it
-    (:mod:`vigil.net.cluster`); a node alone has none."""
-
-    def send(self, peer: RemoteConn, messages: list[bytes], rev: int | None, epoch: int | None) -> None:
-        """Messages to one remote connection, in order (``rev``/``epoch``:
-        they bring its view to that rev: a snapshot, or a replay)."""
-
-    def answer(self, reply: Reply) -> None:
-        """A request's answer to a remote connection."""
-
-    def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None) -> None:
-        """The patches of the audiences other nodes watch, and the sender's
-        ack if the sender is remote, in one message to those nodes."""
-
-    def close(self, peer: RemoteConn, code: CloseCode, reason: str) -> None:
-        """Have the remote connection's node close it."""
-
 
 log = structlog.get_logger("vigil")
 
@@ -77,8 +48,10 @@ class FanOut:
         self._hosts = hosts  # the hub's tables, to tell who is still subscribed
         # One task per connection past its backlog, until it drains or is dropped.
         self._probes: set[asyncio.Task[None]] = set()
-        # The bus to other nodes' connections (set by the cluster).
-        self.relay: Relay | None = None
+        # How other nodes' connections are reached: over the bus for a node
+        # of a cluster (set by the composition root, vigil.net.app), to no
+        # one for a node alone.
+        self.relay: Relay = LocalRelay()
 
     def start(self) -> None:
         """Nothing runs until a connection goes past its backlog."""
@@ -93,8 +66,7 @@ class FanOut:
         """Queue one message for one connection, without waiting on it
         (``rev``, ``epoch``: the view it brings a remote connection to)."""
         if isinstance(conn, RemoteConn):
-            if self.relay is not None:
-                self.relay.send(conn, [message], rev, epoch)
+            self.relay.send(conn, [message], rev, epoch)
             return
         assert isinstance(conn, Conn)
         self._broadcast([conn], message)
@@ -103,7 +75,7 @@ class FanOut:
         """A request's answer, alone (a repeated command's original ack)."""
         if isinstance(reply.peer, Conn):
             self._broadcast([reply.peer], reply.data)
-        elif self.relay is not None:
+        else:
             self.relay.answer(reply)
 
     def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None = None) -> None:
@@ -128,7 +100,7 @@ class FanOut:
                 if group:
                     self._broadcast(group, message, skip=sender)
             host.replay.append(rev, messages)
-        if self.relay is not None and (host.remote or (reply is not None and sender is None)):
+        if host.remote or (reply is not None and sender is None):
             self.relay.publish(host, rendered, reply)
 
     def snapshot(self, host: TableHost, conn: Peer) -> None:
@@ -150,8 +122,7 @@ class FanOut:
                     # They bring its view to the table's rev: a newcomer is
                     # caught up under the table's lock, when every rev the
                     # table is at has been published (connection.enter).
-                    if self.relay is not None:
-                        self.relay.send(conn, missed, table.rev, table.epoch)
+                    self.relay.send(conn, missed, table.rev, table.epoch)
                     return True
                 for message in missed:
                     self.send(conn, message)

@@ -111,8 +111,8 @@ class TableHost:
     since_snapshot: int = 0
     # Deleted while a command waited for the lock: it must find no table.
     deleted: bool = False
-    # Given up (vigil.net.writer.Moved): a command that waited must not apply.
-    moved: bool = False
+    # Given up (vigil.net.writer.GivenUp): a command that waited must not apply.
+    given_up: bool = False
     # The connections other nodes hold for this table, and how many of them
     # watch each audience (their views are kept and sent over the bus).
     remote: dict[tuple[str, int], RemoteConn] = field(default_factory=dict)

@@ -72,8 +72,7 @@ def route(hub: Hub, connection: ServerConnection, request: Request) -> Response 
     if path == "/healthz":
         ok = not hub.closing
         health: dict[str, object] = {"ok": ok, "tables": len(hub.hosts), "loop": event_loop.current()}
-        if hub.cluster is not None:
-            health.update(owned=len(hub.hosts), **hub.cluster.health())
+        health.update(hub.placement.health())
         body = json.dumps(health)
         return _status(200 if ok else 503, body, "application/json")
     # The module's manifest and zip are made for this server (foundry_package),

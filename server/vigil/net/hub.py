@@ -6,12 +6,11 @@ The hub holds the parts of the edge together: the commit groups
 single writer (:mod:`~vigil.net.writer`), the one path by which a table
 changes; timers and presence (:mod:`~vigil.net.timers`) wake it.
 
-The store is called on the event loop only where it answers at memory
-speed (:func:`~vigil.store.base.inline`: SQLite without fsync), at the
-start, before the server listens (loading every table: nothing is served
-yet that could wait), and to close it once nothing is served any more.
-Every other call is made from a worker thread, so that a network database
-(PostgreSQL) never holds the loop.
+Every store call is awaited through :class:`~vigil.net.storage.Storage`,
+which alone decides loop or thread; the store is called directly only at
+the start, before the server listens (loading every table: nothing is
+served yet that could wait), and to close it once nothing is served any
+more.
 """
 
 from __future__ import annotations
@@ -20,27 +19,28 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from vigil import auth, tokens
 from vigil.changes import LogEntry
 from vigil.close_codes import CloseCode
+from vigil.config import Config
 from vigil.net import timers
 from vigil.net.committer import Committer
-from vigil.net.config import Config
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
 from vigil.net.host import Conn, Peer, TableHost
-from vigil.net.placement import Placement
+from vigil.net.placement import LocalPlacement, Placement
 from vigil.net.replay import Replay
+from vigil.net.storage import Storage
 from vigil.net.tasks import Tasks
-from vigil.net.writer import Moved, Writer
+from vigil.net.writer import GivenUp, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
-from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, Unavailable, inline
+from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, Unavailable
 from vigil.table import Table
 
 if TYPE_CHECKING:
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
 log = structlog.get_logger("vigil")
 # How many log entries one read of a table's recent past takes (at a load).
 RECENT_PAGE = 1000
-P = ParamSpec("P")
-T = TypeVar("T")
 
 
 class Hub:
@@ -58,10 +56,11 @@ class Hub:
         self.config = config
         self.store = store
         self.hosts: dict[str, TableHost] = {}
-        self.committer = Committer(store, config.snapshot_every)
+        # Every store call of the edge, on the loop or in a thread.
+        self.storage = Storage(store)
+        self.committer = Committer(self.storage, config.snapshot_every)
         self.fanout = FanOut(config, self.hosts)
-        self.writer = Writer(config, store, self.committer, self.fanout, SecureDice())
-        self._inline = inline(store)
+        self.writer = Writer(config, self.storage, self.committer, self.fanout, SecureDice())
         self.server_key = store.server_secret()  # made before the loop serves anyone
         self._operator = ""
         self._operator_tokens: dict[str, TokenRecord] = {}
@@ -71,12 +70,15 @@ class Hub:
         self._presence: asyncio.Task[None] | None = None
         # Listeners beside the public one, closed with it (the metrics': app).
         self.listeners: list[Server] = []
-        # A node of a cluster (config.bus): the tables it owns are its hosts.
-        # Given by the composition root (vigil.net.app.make_hub), which
-        # alone knows the cluster.
-        self.cluster: Placement | None = None
+        # Where tables are served: every one here for a node alone; for a
+        # node of a cluster (config.bus) those it owns, its part in the
+        # cluster given by the composition root (vigil.net.app.make_hub),
+        # which alone knows the cluster.
+        self.placement: Placement = LocalPlacement(
+            config.node, self._load_all, lambda record: self._spawn(self._reload(record))
+        )
         self._adopting: set[str] = set()
-        self.writer.moved = self._moved
+        self.writer.on_give_up = self._given_up
 
     @property
     def closing(self) -> bool:
@@ -89,16 +91,16 @@ class Hub:
         the store on the loop: the server listens only once it is done."""
         self.committer.start()
         self._operator = tokens.operator_token(self.store)
-        if self.cluster is not None:
-            # A node of a cluster loads only what it takes (vigil.net.cluster).
-            self.fanout.start()
-            await self.cluster.start()
-            self._presence = asyncio.create_task(self._mark_presence())
-            return
+        self.fanout.start()
+        # A node alone loads every table (_load_all); a node of a cluster
+        # only what it takes (vigil.net.cluster).
+        await self.placement.start()
+        self._presence = asyncio.create_task(self._mark_presence())
+
+    async def _load_all(self) -> None:
+        """Load and serve every table of the store (a node alone's start)."""
         for record in self.store.tables():
             await self._serve(self._load(record), self.store.presence(record.id))
-        self.fanout.start()
-        self._presence = asyncio.create_task(self._mark_presence())
 
     async def _mark_presence(self) -> None:
         """Every ``presence_mark_seconds``, the tables a connected GM keeps
@@ -114,7 +116,7 @@ class Hub:
         logged, and marked at the next mark (a failover meanwhile finds the
         older mark, and pauses the clock where it stood then)."""
         try:
-            await self._call(self.store.mark_presence, tables, time.time())
+            await self.storage.quick(self.store.mark_presence, tables, time.time())
         except Exception as exc:
             log.warning("presence_mark_failed", tables=len(tables), error=str(exc))
 
@@ -173,12 +175,12 @@ class Hub:
             return
         self._adopting.add(table_id)
         try:
-            record = await asyncio.to_thread(self.store.table, table_id)
+            record = await self.storage.slow(self.store.table, table_id)
             if record is None:
                 self._forget(table_id)
                 return
-            host = await asyncio.to_thread(self._load, record)
-            mark = await asyncio.to_thread(self.store.presence, table_id)
+            host = await self.storage.slow(self._load, record)
+            mark = await self.storage.slow(self.store.presence, table_id)
         except Unavailable as exc:
             # The store unreachable: given up, taken again by a later sweep.
             log.warning("adopt_failed", table=table_id, error=str(exc))
@@ -203,14 +205,14 @@ class Hub:
         that had it), a running clock stops where it stood at the last
         moment one was known present (the store's presence ``mark``), as
         on a start. Whether it was stopped so. A pause that cannot be
-        committed gives the table up (Moved: a node of a cluster takes it
+        committed gives the table up (GivenUp: a node of a cluster takes it
         again later); it never ends the caller's loop over other tables."""
         held = None if running_on else timers.held_since(host.table, mark)
         if held is None:
             self._host(host)
             return False
         self.hosts[host.record.id] = host
-        with contextlib.suppress(Moved):
+        with contextlib.suppress(GivenUp):
             await self.writer.hold(host, min(held, time.time()))
         return True
 
@@ -219,25 +221,21 @@ class Hub:
         if self.hosts.get(host.record.id) is host and host.gm_count() == 0 and timers.holds(host.table):
             await self.writer.pause_without_gm(host)
 
-    def _moved(self, host: TableHost) -> None:
-        """``host`` was given up (vigil.net.writer.Moved): forgotten here. A
+    def _given_up(self, host: TableHost) -> None:
+        """``host`` was given up (vigil.net.writer.GivenUp): forgotten here. A
         node of a cluster stops naming its fence, so its next sweep takes it
         again (reloaded from the store) unless another node has; a node
         alone reloads it at once."""
-        host.moved = True
+        host.given_up = True
         table_id = host.record.id
         if self.hosts.get(table_id) is host:
             del self.hosts[table_id]
-        if self.cluster is not None:
-            self._forget(table_id)
-        else:
-            self._spawn(self._reload(host.record))
+        self.placement.given_up(host.record)
 
     def _forget(self, table_id: str) -> None:
         """A node of a cluster stops naming the table's fence: it owns it no
         more (until a sweep takes it again, if nobody else has)."""
-        if self.cluster is not None:
-            self.cluster.forget(table_id)
+        self.placement.forget(table_id)
 
     async def _reload(self, record: TableRecord) -> None:
         """Load a table again from the store (its truth after a commit whose
@@ -245,7 +243,7 @@ class Hub:
         delay = 0.5
         while not self.closing:
             try:
-                host = await asyncio.to_thread(self._load, record)
+                host = await self.storage.slow(self._load, record)
             except Exception as exc:
                 if isinstance(exc, Unavailable):
                     log.warning("reload_failed", table=record.id, error=str(exc))
@@ -266,7 +264,7 @@ class Hub:
 
     def remote_count(self) -> int:
         """Connections this node holds for other nodes' tables."""
-        return self.cluster.count() if self.cluster is not None else 0
+        return self.placement.count()
 
     def _replay(self) -> Replay:
         return Replay(self.config.replay_buffer, self.config.replay_buffer_bytes)
@@ -282,17 +280,15 @@ class Hub:
         self.writer.closing = True
         if self._presence is not None:
             self._presence.cancel()
-        if self.cluster is not None:
-            self.cluster.halt()  # no sweep takes a table while this node stops
+        self.placement.halt()  # no sweep takes a table while this node stops
         for host in list(self.hosts.values()):
-            if self.cluster is None:  # a cluster's other nodes take it over, clock running
+            if not self.placement.hands_over:  # else its next node runs its clock on
                 await self.writer.hold(host, None)
             async with host.lock:
                 timers.disarm(host)
         self.fanout.stop()
         await self.committer.stop()
-        if self.cluster is not None:
-            await self.cluster.stop()
+        await self.placement.stop()
 
     # -- tables -------------------------------------------------------------
 
@@ -317,7 +313,7 @@ class Hub:
             table.ensure_period()
         record = TableRecord(id=table_id, system=system, name=name, key=auth.new_key(), epoch=1, created=wall)
         try:
-            await asyncio.to_thread(self.store.create_table, record, table.doc)
+            await self.storage.slow(self.store.create_table, record, table.doc)
         except Conflict:  # made by another node of the cluster
             raise Refused("table_exists", table=table_id) from None
         host = TableHost(table=table, record=record, replay=self._replay())
@@ -333,13 +329,6 @@ class Hub:
 
     # -- tokens -------------------------------------------------------------
 
-    async def _call(self, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """A store call from the loop: made on the spot for an inline store,
-        else in a worker thread."""
-        if self._inline:
-            return work(*args, **kwargs)
-        return await asyncio.to_thread(work, *args, **kwargs)
-
     def operator_token(self) -> str:
         """The server's operator token (stable: read or made at the start)."""
         return self._operator
@@ -352,7 +341,7 @@ class Hub:
         if ttl_days is None:
             ttl_days = self.config.token_days(role)
         incarnations = host.table.incarnations()
-        token, record = await self._call(
+        token, record = await self.storage.quick(
             tokens.issue,
             self.store,
             host.record.key,
@@ -370,7 +359,7 @@ class Hub:
         """Learn the tokens of ``host``'s table that the store has and the
         server does not (minted by ``vigil token`` while it runs), so that
         the GM can list and revoke every one."""
-        stored = await asyncio.to_thread(self.store.tokens, host.record.id)
+        stored = await self.storage.slow(self.store.tokens, host.record.id)
         for record in stored:
             host.tokens.setdefault(record.token_id, record)
 
@@ -390,7 +379,7 @@ class Hub:
             claims = auth.verify(host.record.key, token, now)
             known = host.tokens
         if claims.token_id not in known:
-            stored = await self._call(self.store.tokens, scope)
+            stored = await self.storage.quick(self.store.tokens, scope)
             known.update({t.token_id: t for t in stored})
         record = known.get(claims.token_id)
         if record is None or record.revoked:
@@ -459,8 +448,8 @@ class Hub:
             self._spawn(self._mark([host.table.id]))
 
     def unsubscribe(self, conn: Conn) -> None:
-        if self.cluster is not None and self.cluster.remote(conn):
-            self.cluster.leave(conn)
+        if self.placement.remote(conn):
+            self.placement.leave(conn)
             return
         host = self.hosts.get(conn.table or "")
         if host is not None and conn.audience is not None:
@@ -476,7 +465,7 @@ class Hub:
         """Up to ``limit`` entries of this epoch before rev ``before``,
         newest first."""
         table = host.table
-        return await asyncio.to_thread(self.store.history, table.id, table.epoch, before, limit)
+        return await self.storage.slow(self.store.history, table.id, table.epoch, before, limit)
 
     async def log(self, host: TableHost) -> list[LogEntry]:
         """Every entry of this epoch, oldest first."""
@@ -484,4 +473,4 @@ class Hub:
 
     async def log_entry(self, host: TableHost, rev: int) -> LogEntry | None:
         table = host.table
-        return await asyncio.to_thread(self.store.entry, table.id, table.epoch, rev)
+        return await self.storage.slow(self.store.entry, table.id, table.epoch, rev)

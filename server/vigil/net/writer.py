@@ -36,18 +36,20 @@ import structlog
 
 from vigil.changes import Change, LogEntry
 from vigil.close_codes import CloseCode
+from vigil.config import Config
 from vigil.net import metrics, timers
 from vigil.net.committer import Committer
-from vigil.net.config import Config
 from vigil.net.errors import Refused
-from vigil.net.fanout import FanOut, Reply, encode
+from vigil.net.fanout import FanOut, encode
 from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
+from vigil.net.relay import Reply
+from vigil.net.storage import Storage
 from vigil.net.tasks import Tasks
 from vigil.rules.dice import DiceSource
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.outcome import RuleError
 from vigil.store.base import Conflict, Fenced, Store
-from vigil.table import Table
+from vigil.table import Mark, Table
 
 log = structlog.get_logger("vigil")
 
@@ -56,13 +58,35 @@ Make = Callable[[Table, float, Ctx], Change]
 Acker = Callable[[int, Any], Reply]
 
 
-class Moved(Exception):
-    """The table is no longer this node's (another took it over, so this
-    node's commit was fenced off), or its truth is in doubt (a commit whose
-    outcome is unknown): nothing was applied here, the table's connections
-    are closed so that they reconnect and resume where it is served now,
-    and the sender's client sends its command again with the same id. No
-    answer is sent: it is neither refused nor done."""
+class GivenUp(Exception):
+    """The table is not served here any more: nothing was applied here, the
+    table's connections are closed so that they reconnect and resume where
+    it is served now, and the sender's client sends its command again with
+    the same id. No answer is sent: it is neither refused nor done. Raised
+    as such for a table given up before (:attr:`TableHost.given_up`); as
+    one of the three kinds below by the commit that gives it up."""
+
+
+class TableMoved(GivenUp):
+    """Another node took the table over: this node's commit was fenced off."""
+
+
+class Conflicted(GivenUp):
+    """The store holds another entry at this rev: this node's copy of the
+    table is behind the store's truth (it is loaded again)."""
+
+
+class OutcomeUnknown(GivenUp):
+    """The store failed during the commit: it may or may not have been
+    committed (the table is loaded again from the store's truth)."""
+
+
+# What a failed commit means, by what the store raised (anything else: the
+# outcome is unknown), and the reason it is logged and counted under.
+_GIVEN_UP: tuple[tuple[type[Exception], type[GivenUp], str], ...] = (
+    (Fenced, TableMoved, "table_moved"),
+    (Conflict, Conflicted, "conflict"),
+)
 
 
 @dataclass(frozen=True)
@@ -96,6 +120,18 @@ class Edit:
     request: str | None = None
 
 
+@dataclass
+class Staged:
+    """An edit's changes in memory (stage 2), not yet durable: each change
+    kept, its audiences' patches, their log entries, and the wall time
+    they were made at."""
+
+    wall: float
+    kept: list[Change] = field(default_factory=list)
+    rendered: list[Rendered] = field(default_factory=list)
+    entries: list[LogEntry] = field(default_factory=list)
+
+
 # How long an ended connection's closing handshake may take before its
 # socket is simply dropped (a client that stopped reading never answers).
 CLOSE_SECONDS = 5.0
@@ -113,18 +149,18 @@ async def end(conn: Conn, code: CloseCode, reason: str) -> None:
 
 class Writer:
     def __init__(
-        self, config: Config, store: Store, committer: Committer, fanout: FanOut, dice: DiceSource
+        self, config: Config, storage: Storage, committer: Committer, fanout: FanOut, dice: DiceSource
     ) -> None:
         self.config = config
-        self.store = store
+        self.storage = storage
         self.committer = committer
         self.fanout = fanout
         self.dice = dice
         self.closing = False
         self._ending = Tasks("writer")
-        # What becomes of a table that moved (set by the hub: close its
-        # connections, forget or reload it).
-        self.moved: Callable[[TableHost], None] = lambda host: None
+        # What becomes of a table given up (set by the hub: forget it, and
+        # reload it or leave it to the cluster).
+        self.on_give_up: Callable[[TableHost], None] = lambda host: None
         # Read once: the logging is configured before the server starts.
         self._debug = log.is_enabled_for(logging.DEBUG)
 
@@ -151,7 +187,7 @@ class Writer:
         host.leave(conn, time.monotonic())
         if isinstance(conn, Conn):
             self._spawn(end(conn, code, reason))
-        elif self.fanout.relay is not None:
+        else:
             assert isinstance(conn, RemoteConn)
             self.fanout.relay.close(conn, code, reason)
 
@@ -161,23 +197,23 @@ class Writer:
         async with host.lock:
             try:
                 await self._apply(host, Edit(), None)
-            except (Moved, Refused):  # given up or deleted meanwhile: not this node's to wake
+            except (GivenUp, Refused):  # given up or deleted meanwhile: not this node's to wake
                 return
             except RuleError as exc:
                 # Catching up would exceed the work bound: stop the clock
                 # where it is instead of retrying forever; the GM decides.
                 log.error("advance_refused", table=host.table.id, code=exc.code)
-                with contextlib.suppress(Moved):
+                with contextlib.suppress(GivenUp):
                     await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
     async def pause_without_gm(self, host: TableHost) -> None:
         """The last GM left: pause a running clock (the anchor keeps why)."""
-        with contextlib.suppress(RuleError, Refused, Moved):
+        with contextlib.suppress(RuleError, Refused, GivenUp):
             await self.run(host, Edit(make=timers.auto_pause))
 
     async def resume_with_gm(self, host: TableHost) -> None:
         """A GM is back: run the clock that was paused for want of one."""
-        with contextlib.suppress(RuleError, Refused, Moved):
+        with contextlib.suppress(RuleError, Refused, GivenUp):
             await self.run(host, Edit(make=timers.auto_resume))
 
     async def hold(self, host: TableHost, at: float | None) -> None:
@@ -198,54 +234,86 @@ class Writer:
                 await self._apply(host, Edit(make=timers.halt(exc), advance=False), None)
 
     async def _apply(self, host: TableHost, edit: Edit, ack: Acker | None) -> list[Peer]:
-        """The stages of one edit; the caller holds the table's lock. Returns
-        the connections the edit ends (the caller closes them)."""
-        if host.deleted:
-            raise Refused("unknown_table", table=host.table.id)
-        if host.moved:
-            raise Moved()
-        if edit.request is not None and ack is not None and (done := host.applied.get(edit.request)):
-            self.fanout.answer(ack(*done))  # sent again: its first ack, nothing applied
+        """The stages of one edit, in the module's order (each a method of
+        its own; tests/unit/test_writer_stages.py records the order); the
+        caller holds the table's lock (stage 1). Returns the connections the
+        edit ends (the caller closes them: stage 6)."""
+        if self._answered(host, edit, ack):
             return []
-        host.forget_idle(time.monotonic())
+        host.forget_idle(time.monotonic())  # before the mark: a failure does not bring them back
         table = host.table
         mark = table.mark()
-        kept: list[Change] = []
-        rendered: list[Rendered] = []
-        wall = time.time()
         try:
-            due = table.advance(wall, self.ctx(Actor())) if edit.advance else None
-            if due is not None:
-                rendered.append(encode(table, table.commit(due)))
-                kept.append(due)
-            if edit.make is not None:
-                change = edit.make(table, wall, self.ctx(edit.actor))
-                rendered.append(encode(table, table.commit(change)))
-                kept.append(change)
-            if edit.new_epoch:
-                table.new_epoch()
-            entries = self._entries(table, kept, edit.request)
-            await self._durable(host, entries, edit)
+            staged = self._change(host, edit)  # 2: in memory, rendered
+            await self._durable(host, staged.entries, edit)  # 3: nothing sent before it
         except BaseException:
             table.restore(mark)
             raise
+        self._keep(host, edit)  # 4: only what is durable is kept
+        return self._publish(host, edit, staged, ack, mark)  # 5: ack, patches, timer
+
+    def _answered(self, host: TableHost, edit: Edit, ack: Acker | None) -> bool:
+        """Whether the edit is not to be applied: its table deleted
+        (refused) or given up (GivenUp), or its request applied already (its
+        first ack sent again, True)."""
+        if host.deleted:
+            raise Refused("unknown_table", table=host.table.id)
+        if host.given_up:
+            raise GivenUp()
+        if edit.request is not None and ack is not None and (done := host.applied.get(edit.request)):
+            self.fanout.answer(ack(*done))  # sent again: its first ack, nothing applied
+            return True
+        return False
+
+    def _change(self, host: TableHost, edit: Edit) -> Staged:
+        """Stage 2: the due effects first, as their own change, then the
+        edit's own, each kept in memory at once (the next sees it) and
+        rendered into its audiences' patches; then the log entries."""
+        table = host.table
+        staged = Staged(wall=time.time())
+        due = table.advance(staged.wall, self.ctx(Actor())) if edit.advance else None
+        if due is not None:
+            staged.rendered.append(encode(table, table.commit(due)))
+            staged.kept.append(due)
+        if edit.make is not None:
+            change = edit.make(table, staged.wall, self.ctx(edit.actor))
+            staged.rendered.append(encode(table, table.commit(change)))
+            staged.kept.append(change)
+        if edit.new_epoch:
+            table.new_epoch()
+        staged.entries = self._entries(table, staged.kept, edit.request)
+        return staged
+
+    def _keep(self, host: TableHost, edit: Edit) -> None:
+        """Stage 4: what the edit keeps beside the table, and a new epoch's
+        snapshots (every client's view starts again)."""
         if edit.keep is not None:
             edit.keep()
         if edit.new_epoch:
-            host.record.epoch = table.epoch
+            host.record.epoch = host.table.epoch
             host.replay.clear()
             for conn in list(host.conns()):
                 self.fanout.snapshot(host, conn)
+
+    def _publish(
+        self, host: TableHost, edit: Edit, staged: Staged, ack: Acker | None, mark: Mark
+    ) -> list[Peer]:
+        """Stage 5: the request remembered, the sender's ack with the
+        patches (the ack first), the players whose characters changed
+        moved to their new views (after this rev's patches), the snapshot
+        count, the timer re-armed. Returns who the edit ends."""
+        table = host.table
+        kept = staged.kept
         ending = [c for c in host.conns() if edit.close.which(c)] if edit.close is not None else []
         reply = ack(kept[-1].rev, kept[-1].result) if ack is not None and edit.make is not None else None
         if (
             edit.request is not None
             and edit.make is not None
-            and host.applied.remember(edit.request, kept[-1].rev, kept[-1].result, wall)
+            and host.applied.remember(edit.request, kept[-1].rev, kept[-1].result, staged.wall)
         ):
             metrics.FORGOTTEN_EARLY.inc()
-        self._log(entries)
-        self.fanout.publish(host, rendered, reply)
+        self._log(staged.entries)
+        self.fanout.publish(host, staged.rendered, reply)
         if table.doc["meta"] is not mark.doc["meta"]:
             # Characters came or went: players' connections follow what
             # their tokens control now (after this rev's patches, so that
@@ -256,8 +324,8 @@ class Writer:
                     self.close(host, conn, CloseCode.TRY_AGAIN_LATER, "characters changed")
                 else:
                     self.fanout.snapshot(host, conn)
-        if entries:
-            self.committer.committed(host, len(entries))
+        if staged.entries:
+            self.committer.committed(host, len(staged.entries))
         if host.deleted or self.closing:
             timers.disarm(host)
         else:
@@ -270,27 +338,24 @@ class Writer:
         holds something else at this rev (Conflict) means this node's copy
         is behind the store; any other failure of the store leaves the
         outcome unknown (it may have been committed). Each way nothing is
-        sent and the table is given up (:class:`Moved`): its connections
+        sent and the table is given up (a :class:`GivenUp`): its connections
         resume where the store's truth is served (this node reloads it, or
         another node owns it)."""
         try:
             if entries:
                 await self.committer.commit(entries)
             if edit.write is not None:
-                await asyncio.to_thread(edit.write, self.store)
+                await self.storage.slow(edit.write, self.storage.store)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            reason = (
-                "table_moved"
-                if isinstance(exc, Fenced)
-                else "conflict"
-                if isinstance(exc, Conflict)
-                else "outcome_unknown"
+            kind, reason = next(
+                ((kind, reason) for raised, kind, reason in _GIVEN_UP if isinstance(exc, raised)),
+                (OutcomeUnknown, "outcome_unknown"),
             )
             log.error(reason, table=host.table.id, error=str(exc))
             self.give_up(host, reason)
-            raise Moved() from exc
+            raise kind() from exc
 
     def _entries(self, table: Table, changes: list[Change], request: str | None) -> list[LogEntry]:
         """The log entries of ``changes``; the last (the edit's own) names
@@ -305,12 +370,12 @@ class Writer:
 
     def give_up(self, host: TableHost, reason: str) -> None:
         """Close every connection of ``host`` (they reconnect and resume
-        where the table is served now) and hand it to :attr:`moved`."""
+        where the table is served now) and hand it to :attr:`on_give_up`."""
         metrics.MOVED.labels(reason).inc()
         for conn in list(host.conns()):
             self.close(host, conn, CloseCode.TRY_AGAIN_LATER, "table moved")
         timers.disarm(host)
-        self.moved(host)
+        self.on_give_up(host)
 
     def _log(self, entries: list[LogEntry]) -> None:
         """A line per applied change at debug level only: the table's

@@ -29,8 +29,8 @@ class Said(Protocol):
 
 
 _EVENTS: dict[str, str] = {
-    "character_added": "Character {char} joins the table.",
-    "character_removed": "Character {char} leaves the table.",
+    "character_added": "{name} joins the table.",
+    "character_removed": "{name} leaves the table.",
     "corrected": "The GM sets {field} of {target} to {value}.",
     "revived": "The GM revives {char}.",
     "combat_started": "Combat starts.",
@@ -80,7 +80,41 @@ def _render(template: str | None, code: str, params: Mapping[str, Any]) -> str:
         return f"{code}({rest})"
     # A list reads as its items joined, as the clients' words.js format does.
     listed = {k: ", ".join(map(str, v)) if isinstance(v, list | tuple) else v for k, v in params.items()}
+    for spoken in _SPOKEN:  # choice codes made to be read: "fails_on_a_fail_lot"
+        if isinstance(value := params.get(spoken), str):
+            listed[spoken] = value.replace("_", " ")
+    if isinstance(counts := params.get("counts"), Mapping):
+        listed["counts"] = counted(counts)
     return template.format_map(_Lenient(listed))
+
+
+# Params whose values are choice codes spelled as the English words they
+# stand for (a check's ``outcome``, a dim-light roll's ``sight``, the
+# ``senses`` left): read with their underscores as spaces. The clients
+# word them from lang/en.json (VIGIL.Choice.<param>.<value>).
+_SPOKEN = ("outcome", "sight", "senses", "exhaustion_choice")
+
+
+# Things whose count of 0 is said rather than left out.
+_NONE = {"madness_dice": "no madness dice"}
+
+
+def counted(counts: Mapping[str, Any]) -> str:
+    """``{"wounds": 8, "shocks": 1}`` as people say it: "8 wounds and 1
+    shock", counts of 0 left out, "no harm" when nothing is left (the
+    clients' core/words.js says it the same way from lang/en.json)."""
+    said: list[str] = []
+    for name, n in counts.items():
+        words = name.replace("_", " ")
+        if not n:
+            if name in _NONE:
+                said.append(_NONE[name])
+            continue
+        one = words[: -len("dice")] + "die" if words.endswith("dice") else words[:-1]
+        said.append(f"{n} {one if n == 1 else words}")
+    if not said:
+        return "no harm"
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
 def english(event: Said) -> str:

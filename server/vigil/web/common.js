@@ -7,11 +7,11 @@
  * textContent (the `h` builder), never through innerHTML.
  */
 
-import { format, readable, render } from "/client/core/words.js";
+import { errorSentence as sayError, keyWords, namesOf, readable, render, translator } from "/client/core/words.js";
 import { formatGameTime } from "/client/core/clock.js";
 import { explain } from "/client/core/explain.js";
 
-export { formatGameTime };
+export { formatGameTime, namesOf };
 
 /**
  * The page's access token and layout parameters. A token in the fragment
@@ -91,30 +91,16 @@ export async function loadCatalogue() {
 }
 
 /** A label by its lang key ("VIGIL.Badge.dying"), `{name}`s filled; a key
- * missing from the file reads as its last part in words ("Seriously injured"). */
-export function t(key, params = {}) {
-  const template = lang[key];
-  if (typeof template === "string") return format(template, params);
-  const last = String(key).split(".").pop().replace(/_/g, " ");
-  return last.charAt(0).toUpperCase() + last.slice(1);
-}
+ * missing from the file reads as its last part in words ("Seriously injured").
+ * The client library's translator (core/words.js), as the module's `t`. */
+export const t = translator((key) => lang[key], { missing: keyWords });
 
 const eventTemplate = (code) => lang[`VIGIL.Event.${code}`];
-const errorTemplate = (code) => lang[`VIGIL.Error.${code}`];
 
-const CLIENT_ERRORS = {
-  not_connected: "Not connected to the Vigil server; try again when it is back.",
-  disconnected: "The connection was lost before the server answered; check the state before repeating.",
-  token_revoked: "This access token was revoked or its table's key rotated.",
-  table_deleted: "This table was deleted.",
-  refused: "The server refused this access token.",
-};
-
-/** A readable sentence for a server error (VigilError {code, params}). */
+/** A readable sentence for a server error (VigilError {code, params}): the
+ * client library's (core/words.js), as the module's notifications say it. */
 export function errorSentence(err, names = {}) {
-  const code = err?.code ?? "internal";
-  if (CLIENT_ERRORS[code] && !errorTemplate(code)) return CLIENT_ERRORS[code];
-  return render(code, withNames(err?.params ?? {}, names), errorTemplate);
+  return sayError(err, { names, lookup: (key) => lang[key] });
 }
 
 /** Params as words (core/words.js `readable`) with this page's lang file and the viewer's names. */

@@ -10,12 +10,15 @@
  */
 
 import { formatCountdown } from "/client/core/clock.js";
-import { CALM_COUNTDOWNS, HELPER, POOLS, POOL_ORDER, badgeKey, badgeLook, countdownKey, countdownsOf, poolKey, rattleAt, readDie } from "/client/core/display.js";
+import { CALM_COUNTDOWNS, badgeKey, badgeLook, conditionsOf, countdownKey, countdownsOf, counterKey, counters, kitUses, markedFaces, poolKey, rattleAt, readDie, talentsOf } from "/client/core/display.js";
+import { dieView, diceView } from "/client/core/dice-view.js";
 import { h, t } from "./common.js";
 
 // The display model (letters, shapes, tones, die readings) is the client
 // library's, shared with the Foundry overlays; re-exported for the pages.
 export { BADGES, POOLS } from "/client/core/display.js";
+// Which dice the coins changed is the client library's too (the chat card marks them the same way).
+export { markedFaces };
 
 export function badge(name) {
   const b = badgeLook(name);
@@ -109,9 +112,6 @@ function numbers(system, ch) {
       stat("Pain", h("span", {}, String(s.pain), h("small", {}, ` / ${s.mettle}`)), { key: "pain", class: s.pain > s.mettle ? "over" : "" }),
       rattleStat(d, s),
       stat("Injury pen.", String(d.injury_penalty ?? 0), { key: "injury_penalty" }),
-      s.injuries?.length
-        ? h("ul", { class: "injuries" }, s.injuries.map((i) => h("li", {}, `${i.label || i.id} (−${i.penalty})`)))
-        : null,
       s.resting
         ? h(
             "div",
@@ -122,15 +122,16 @@ function numbers(system, ch) {
         : null,
     );
   }
+  // The game's counters, as every face shows them (core/display.js), zeros
+  // included on a card (a card is the whole sheet; rows and chips leave them out).
+  const shown = counters(system, s, { zeros: true }).map((c) => stat(t(counterKey(c.key)), String(c.value), { key: c.key, class: system === "dryh" ? `pool-${c.key}` : "" }));
   if (system === "dryh") {
     const fightTotal = s.fight + (d.fight_free ?? 0);
     const flightTotal = s.flight + (d.flight_free ?? 0);
     return h(
       "div",
       { class: "numbers" },
-      stat("Discipline", String(s.discipline), { key: "discipline", class: "pool-discipline" }),
-      stat("Exhaustion", String(s.exhaustion), { key: "exhaustion", class: "pool-exhaustion" }),
-      stat("Madness", String(s.madness), { key: "madness", class: "pool-madness" }),
+      shown,
       boxes("Fight", s.fight, fightTotal, "fight"),
       boxes("Flight", s.flight, flightTotal, "flight"),
     );
@@ -140,16 +141,25 @@ function numbers(system, ch) {
     return h(
       "div",
       { class: "numbers" },
-      stat("Stuns", String(s.stuns), { key: "stuns" }),
-      stat("Wounds", String(s.wounds), { key: "wounds" }),
-      stat("Shocks", String(s.shocks), { key: "shocks" }),
+      shown,
       traits.length ? h("div", { class: "note traits" }, traits.map(([k, v]) => `${k} ${v}`).join(" · ")) : null,
-      Object.keys(s.poisons ?? {}).length
-        ? h("ul", { class: "injuries" }, Object.entries(s.poisons).map(([k, p]) => h("li", {}, `${p.name || p.kind || k}`)))
-        : null,
     );
   }
   return null;
+}
+
+/**
+ * What matters beside the badges (core/display.js): a poison in the blood,
+ * injuries, kit uses left, DRYH talents. A poisoned character never reads
+ * "no conditions".
+ */
+function conditionLines(system, ch) {
+  const items = [
+    ...conditionsOf(system, ch).map((c) => h("li", { class: `condition condition-${c.key}`, dataset: { condition: c.key } }, t(`VIGIL.Condition.${c.key}`, { names: c.names.join(", ") }))),
+    ...kitUses(ch).map((k) => h("li", { class: `kit${k.uses ? "" : " used-up"}`, dataset: { kit: k.kit } }, t(`VIGIL.Kit.uses.${k.uses === 0 ? "none" : k.uses === 1 ? "one" : "many"}`, { kit: k.kit, n: k.uses }))),
+    ...talentsOf(system, ch).map((x) => h("li", { class: `talent talent-${x.which}`, dataset: { talent: x.which } }, t(`VIGIL.Talent.${x.which}`, { name: x.name }))),
+  ];
+  return items.length ? h("ul", { class: "conditions" }, items) : null;
 }
 
 /**
@@ -172,13 +182,17 @@ export function characterCard(system, id, ch, extra = null) {
       h("span", { class: "kind" }, ch.kind === "npc" ? "NPC" : "PC"),
       ch.visibility !== "full" ? h("span", { class: `vis vis-${ch.visibility}` }, ch.visibility) : null,
     ),
-    h(
+    ch.badges?.length || !conditionsOf(system, ch).length ? h(
       "div",
       { class: "badges" },
       (ch.badges ?? []).map(badge),
       // No badge: the status word when the sheet is visible, else "no conditions" (what badges say).
-      !ch.badges?.length ? h("span", { class: "status-word" }, status ?? "no conditions") : null,
-    ),
+      // No badge: the status word when the sheet is visible, else "No conditions" — unless
+      // a condition that matters (a poison, an injury) is listed below.
+      !ch.badges?.length && !conditionsOf(system, ch).length ? h("span", { class: "status-word" }, status ?? t("VIGIL.Condition.none")) : null,
+    ) : null,
+    // Beside the badges: what else matters (a poison, injuries, kit uses, talents).
+    conditionLines(system, ch),
     countdownsOf(system, ch).length ? h("div", { class: "countdowns" }, countdownsOf(system, ch).map(countdown)) : null,
     numbers(system, ch),
     ch.notes ? h("p", { class: "notes" }, ch.notes) : null,
@@ -191,89 +205,22 @@ export function characterCard(system, id, ch, extra = null) {
 /**
  * One die as `game` reads it: its face, its pool's letter (DRYH pools and
  * helpers only) and, where a single die means something (DRYH: 1–3
- * succeeds), its success mark. Other games' dice are plain faces.
+ * succeeds), its success mark. Other games' dice are plain faces. Drawn by
+ * the client library's one dice renderer (core/dice-view.js).
  */
 export function die(game, pool, face, mark = null) {
-  const look = pool === "helpers" ? HELPER : POOLS[pool];
   const { success } = readDie(game, face);
-  const name = look ? t(pool === "helpers" ? "VIGIL.Pool.helper" : poolKey(pool)) : t("VIGIL.Die");
-  // A coin's die: "added by despair" (marked +) or "struck out by despair" (struck through).
-  const said = mark ? t(`VIGIL.Adjust.${mark.op}.${mark.source}`) : "";
-  return h(
-    "span",
-    {
-      class: `die pool-${look ? pool : "plain"} ${success && mark?.op !== "struck" ? "success" : ""} ${mark ? `die-${mark.op} by-${mark.source}` : ""}`,
-      dataset: { face: String(face), ...(mark ? { mark: `${mark.op}:${mark.source}` } : {}) },
-      title: said ? `${name} ${face}: ${said}` : `${name} ${face}`,
-    },
-    h("span", { class: "die-face" }, String(face)),
-    look ? h("span", { class: "die-pool", "aria-hidden": "true" }, look.letter) : null,
-    mark ? h("span", { class: "sr-only" }, ` (${said})`) : null,
-  );
+  return dieView(h, t, pool, face, { success: Boolean(success) && mark?.op !== "struck", mark });
 }
 
 /**
- * Which dice of a pool the coins changed (DRYH-08 despair adds or removes
- * a 6, DRYH-09 hope adds a 1: the roll's `adjustments`, appended to the
- * pool's end as the server does): the pool's faces each with its mark
- * ({op: "added", source} or null), then the 6s struck out.
- */
-export function markedFaces(pool, faces, adjustments = []) {
-  const net = new Map(); // "source|face" → adds − removes
-  for (const a of adjustments ?? []) {
-    if (a.pool !== pool) continue;
-    const key = `${a.source}|${a.face}`;
-    net.set(key, (net.get(key) ?? 0) + (a.op === "add" ? 1 : -1));
-  }
-  const out = faces.map((f) => [f, null]);
-  const struck = [];
-  for (const [key, n] of net) {
-    const [source, faceText] = key.split("|");
-    const face = Number(faceText);
-    if (n < 0) {
-      for (let i = 0; i < -n; i += 1) struck.push([face, { op: "struck", source }]);
-      continue;
-    }
-    let left = n;
-    for (let i = out.length - 1; i >= 0 && left > 0; i -= 1) {
-      if (out[i][0] === face && !out[i][1]) {
-        out[i][1] = { op: "added", source };
-        left -= 1;
-      }
-    }
-  }
-  return [...out, ...struck];
-}
-
-/**
- * The dice of a roll by pool. `dice` is {discipline, exhaustion, madness,
- * pain, helpers: {id: faces}}; `names` maps helper ids to names.
+ * The dice of a roll by pool (core/dice-view.js, shared with the Foundry
+ * chat card). `dice` is {discipline, exhaustion, madness, pain, helpers:
+ * {id: faces}}; `names` maps helper ids to names.
  */
 export function diceByPool(dice, dominant = null, names = {}, adjustments = []) {
   if (!dice) return null;
-  const rows = [];
-  for (const pool of POOL_ORDER) {
-    const marked = markedFaces(pool, dice[pool] ?? [], adjustments);
-    rows.push(
-      h(
-        "div",
-        { class: `pool-row pool-${pool} ${dominant === pool ? "dominant" : ""}`, dataset: { pool } },
-        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, POOLS[pool].letter), h("span", { class: "pool-word" }, t(poolKey(pool))), dominant === pool ? h("strong", { class: "dominates" }, " ★ dominates") : null),
-        h("span", { class: "dice" }, marked.length ? marked.map(([f, mark]) => die("dryh", pool, f, mark)) : h("span", { class: "none" }, "—")),
-      ),
-    );
-  }
-  for (const [helper, faces] of Object.entries(dice.helpers ?? {})) {
-    rows.push(
-      h(
-        "div",
-        { class: "pool-row pool-helpers", dataset: { pool: `helper:${helper}` } },
-        h("span", { class: "pool-name" }, h("span", { class: "pool-letter" }, HELPER.letter), h("span", { class: "pool-word" }, `${names[helper] ?? helper} helps`)),
-        h("span", { class: "dice" }, faces.map((f) => die("dryh", "helpers", f))),
-      ),
-    );
-  }
-  return h("div", { class: "dice-pools" }, rows);
+  return diceView(h, t, dice, { dominant, names, adjustments });
 }
 
 const PHASES = ["open", "declared", "rolled", "adjusted", "resolved"];

@@ -34,7 +34,7 @@
  */
 
 import { VigilClient } from "/client/core/client.js";
-import { badgeKey, badgeLook, badgeShortKey, counterKey, counters, rattleMeter } from "/client/core/display.js";
+import { badgeKey, badgeLook, badgeShortKey, conditionsOf, counterKey, counters, newestOutcome, rattleMeter } from "/client/core/display.js";
 import {
   STATUS_WORDS,
   diceFingerprint,
@@ -168,6 +168,15 @@ function keyNumber(key, value) {
   );
 }
 
+/** The conditions that matter, short (a row or a chip): "Poisoned" with the poison's name as its title. */
+function shortConditions(system, ch) {
+  return conditionsOf(system, ch).map((c) => h(
+    "span",
+    { class: `condition condition-${c.key}`, title: t(`VIGIL.Condition.${c.key}`, { names: c.names.join(", ") }), dataset: { condition: c.key } },
+    t(`VIGIL.ConditionShort.${c.key}`),
+  ));
+}
+
 /** One line per character (compact, overlay-compact, corner). */
 function characterRow(system, id, ch) {
   return h(
@@ -175,7 +184,7 @@ function characterRow(system, id, ch) {
     { class: `row-char ${ch.badges?.length ? `has-${ch.badges[0]}` : ""}`, dataset: { char: id } },
     h("span", { class: "row-name" }, ch.name),
     keyNumbers(system, ch),
-    h("span", { class: "badges" }, (ch.badges ?? []).map(shortBadge)),
+    h("span", { class: "badges" }, (ch.badges ?? []).map(shortBadge), shortConditions(system, ch)),
     countdownsOf(system, ch).map(countdown),
   );
 }
@@ -187,7 +196,7 @@ function characterChip(system, id, ch) {
     { class: `chip ${ch.badges?.length ? `has-${ch.badges[0]}` : ""}`, dataset: { char: id } },
     h("span", { class: "chip-name" }, ch.name),
     keyNumbers(system, ch),
-    ch.badges?.length ? h("span", { class: "badges" }, ch.badges.map(shortBadge)) : null,
+    ch.badges?.length || conditionsOf(system, ch).length ? h("span", { class: "badges" }, (ch.badges ?? []).map(shortBadge), shortConditions(system, ch)) : null,
     countdownsOf(system, ch).map(countdown),
   );
 }
@@ -262,10 +271,12 @@ function lastRollView(state) {
   return h(
     "section",
     { class: "roll last-roll check", dataset: { roll: ev.char ?? "", phase: "done" } },
+    // Whose roll it is, as a DRYH roll's head says it; the sentence and its explanation below.
+    ev.char ? h("header", { class: "roll-head" }, h("h2", {}, t("VIGIL.Watch.lastRoll", { name: who[ev.char] ?? ev.char }))) : null,
     faces.length ? h("span", { class: "dice" }, faces.map((f) => die(state.system, "plain", f))) : null,
     h("p", { class: "reading" }, eventSentence(ev, who)),
-    rollProof(state),
     explanation(ev, client.state?.system),
+    rollProof(state),
   );
 }
 
@@ -392,24 +403,19 @@ function nextPage() {
   render();
 }
 
-/** The newest resolved roll (DRYH) or check (the others) in the public history. */
+/** The newest resolved roll (DRYH) or check (the others) in the public history (core/display.js newestOutcome). */
 async function refreshLastRoll() {
   if (!client?.state || client.status !== "connected") return;
   try {
     const page = await client.history({ before: null, limit: 50 });
+    // The newest, also when one change holds several (the clock firing three poison doses).
+    const newest = newestOutcome(page.entries);
     lastRoll = null;
-    for (const entry of page.entries) {
-      if (entry.undone) continue;
-      const dryh = entry.events.find((e) => e.code === "roll_resolved" && e.params?.dice);
-      if (dryh) {
-        lastRoll = { kind: "dryh", params: { ...dryh.params, protagonist: dryh.params.protagonist ?? dryh.char } };
-        break;
-      }
-      const check = entry.events.find((e) => e.params && "total" in e.params);
-      if (check) {
-        lastRoll = { kind: "check", event: check };
-        break;
-      }
+    if (newest?.kind === "dryh") {
+      const ev = newest.event;
+      lastRoll = { kind: "dryh", params: { ...ev.params, protagonist: ev.params.protagonist ?? ev.char } };
+    } else if (newest) {
+      lastRoll = { kind: "check", event: newest.event };
     }
     render();
   } catch {

@@ -166,7 +166,10 @@ def resolve(t: DryhTable, cmd: c.Resolve) -> list[Event]:
     check_failure(t, r, cmd)
     now = t.clock.now
     r.phase = "resolved"
-    events = [Event(code="roll_resolved", at=now, char=cmd.char, rule="DRYH-05", params=record(cmd.char, r))]
+    resolved = record(cmd.char, r)
+    # The sentence's words ("Mina's roll is a failure"), never "success: no".
+    resolved["outcome"] = "success" if resolved.get("success") else "failure"
+    events = [Event(code="roll_resolved", at=now, char=cmd.char, rule="DRYH-05", params=resolved)]
     everyone = [cmd.char, *r.helpers]
     if r.dominant == "discipline":
         events += discipline_fallout(t, r, cmd.char)

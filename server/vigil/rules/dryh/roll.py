@@ -61,6 +61,9 @@ def declare(t: DryhTable, cmd: c.Declare) -> list[Event]:
     r.declaration = new
     r.phase = "declared"
     params = msgspec.to_builtins(new)
+    # The sentence's words for the +1 exhaustion (a spoken choice, never "exhaustion +1: no").
+    params["exhaustion_choice"] = "one_more_exhaustion_die" if new.exhaustion_up else "no_extra_exhaustion"
+    params["counts"] = {"madness_dice": new.madness}  # "1 madness die", "no madness dice"
     return [Event(code="roll_declared", at=t.clock.now, char=cmd.char, rule="DRYH-02", params=params)]
 
 

@@ -7,9 +7,7 @@ from vigil.rules.words import register
 EVENTS = {
     "roll_opened": "The GM opens a challenge for {char}: pain dice {pain} ({kind}).",
     "roll_cancelled": "The GM withdraws {char}'s challenge.",
-    "roll_declared": (
-        "{char} declares madness dice {madness}, exhaustion +1: {exhaustion_up}, talent: {talent}."
-    ),
+    "roll_declared": "{char} declares {counts}, {exhaustion_choice}, {talent}.",
     "helper_joined": "{char} helps {owner}.",
     "helper_left": "{char} stops helping {owner}.",
     "roll_rolled": ("{char} rolls: successes {successes} against the GM's {degree}; {dominant} dominates."),
@@ -18,8 +16,7 @@ EVENTS = {
     "despair_spent": ("The GM spends despair to {op} a 6 in {char}'s {pool} pool; {dominant} dominates now."),
     "hope_improved": "Hope adds a 1 to {char}'s discipline: successes now {successes}.",
     "roll_resolved": (
-        "{char}'s roll resolves: successes {successes} against the GM's {degree}, "
-        "success: {success}; {dominant} dominates."
+        "{char}'s roll is a {outcome}: {successes} against the GM's {degree}; {dominant} dominates."
     ),
     "choice_pending": "{char} must choose a {kind} consequence.",
     "discipline_chosen": "{char} chooses: {choice}.",

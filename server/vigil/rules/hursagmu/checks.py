@@ -7,7 +7,12 @@ from __future__ import annotations
 from vigil.rules.game import Ctx
 from vigil.rules.hursagmu.commands import SeeDim, SetSenses, TraitRollCmd
 from vigil.rules.hursagmu.guards import awake, living
-from vigil.rules.hursagmu.penalties import condition_penalty, require_perceivable, sense_penalty
+from vigil.rules.hursagmu.penalties import (
+    condition_penalty,
+    condition_source,
+    require_perceivable,
+    sense_penalty,
+)
 from vigil.rules.hursagmu.roll import trait_roll
 from vigil.rules.hursagmu.state import HursagmuTable
 from vigil.rules.outcome import Event, RuleError
@@ -32,6 +37,7 @@ def roll_trait(table: HursagmuTable, cmd: TraitRollCmd, ctx: Ctx) -> list[Event]
         "asked": cmd.modifiers,
         "condition_penalty": condition,
         "sense_penalty": senses,
+        **condition_source(ch, cmd.kind),
     }
     return [Event(code="trait_rolled", at=table.clock.now, char=cmd.char, rule="HUR-01", params=params)]
 
@@ -48,7 +54,9 @@ def see_dim(table: HursagmuTable, cmd: SeeDim, ctx: Ctx) -> list[Event]:
         **result.params(),
         "challenge": cmd.challenge,
         "condition_penalty": condition,
+        **condition_source(ch, "perception"),
         "sees": result.success,
+        "sight": "sees" if result.success else "sees_nothing",  # the sentence's words
     }
     return [Event(code="dim_light_check", at=table.clock.now, char=cmd.char, rule="HUR-03", params=params)]
 
@@ -60,5 +68,7 @@ def set_senses(table: HursagmuTable, cmd: SetSenses) -> list[Event]:
     if (blind, deaf) == (ch.blind, ch.deaf):
         raise RuleError("no_change", char=cmd.char)
     ch.blind, ch.deaf = blind, deaf
-    params = {"blind": blind, "deaf": deaf}
+    senses = {(True, True): "blind_and_deaf", (True, False): "blind", (False, True): "deaf"}
+    # ``senses``: the sentence's words ("Juk is now blind", never "blind yes, deaf no").
+    params = {"blind": blind, "deaf": deaf, "senses": senses.get((blind, deaf), "able_to_see_and_hear")}
     return [Event(code="senses_changed", at=table.clock.now, char=cmd.char, rule="HUR-03", params=params)]

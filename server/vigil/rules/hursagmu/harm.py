@@ -21,7 +21,9 @@ def harm(table: HursagmuTable, cmd: Harm) -> list[Event]:
     add(ch, "stuns", cmd.stuns)
     add(ch, "wounds", cmd.wounds)
     add(ch, "shocks", cmd.shocks)
-    params = {"stuns": cmd.stuns, "wounds": cmd.wounds, "shocks": cmd.shocks}
+    params: dict[str, object] = {"stuns": cmd.stuns, "wounds": cmd.wounds, "shocks": cmd.shocks}
+    # What the sentence lists: the harm given, never a count of 0 ("takes 8 wounds").
+    params["counts"] = {k: v for k, v in params.items() if v}
     event = Event(code="harmed", at=table.clock.now, char=cmd.char, params=params)
     return [event, *settle(table, cmd.char, before)]
 

@@ -68,5 +68,8 @@ def heal(table: HursagmuTable, cmd: Heal, ctx: Ctx) -> list[Event]:
             "after": getattr(patient, track),
         }
     patient.healed_day = day
-    event = Event(code="healer_rolled", at=table.clock.now, char=cmd.patient, rule="HUR-11", params=params)
+    # A healer of the table is named ("Sarah tends Juk"); one given only by
+    # its level is an NPC the table does not know by name.
+    code = "healer_rolled" if cmd.healer is not None else "level_healer_rolled"
+    event = Event(code=code, at=table.clock.now, char=cmd.patient, rule="HUR-11", params=params)
     return [event, *settle(table, cmd.patient, before)]

@@ -24,6 +24,16 @@ def condition_penalty(ch: Character, kind: ActionKind) -> int:
     return 0
 
 
+def condition_source(ch: Character, kind: ActionKind) -> dict[str, int | str]:
+    """What a roll's HUR-02 penalty comes from, for its explanation ("− 2
+    (12 wounds)"): the track and its count, or nothing when it takes none."""
+    if condition_penalty(ch, kind) == 0:
+        return {}
+    track = "wounds" if kind == "physical" else "shocks"
+    count: int = getattr(ch, track)
+    return {"penalty_track": track, "penalty_count": count}
+
+
 def sense_penalty(ch: Character, needs_sight: bool, needs_hearing: bool, darkness: bool) -> int:
     """HUR-03: −4 for an action needing sight when blind or in darkness, and
     −4 for one needing hearing when deaf (both can apply)."""

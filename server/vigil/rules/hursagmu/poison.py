@@ -76,7 +76,13 @@ def fire_dose(table: HursagmuTable, char_id: str, pid: str, ctx: Ctx) -> list[Ev
     add(ch, track, taken)
     dose = poison.next_dose
     params.update(
-        poison=pid, called=poison.called, kind=poison.kind, dose=dose, doses=poison.doses, track=track
+        poison=pid,
+        called=poison.called,
+        kind=poison.kind,
+        dose=dose,
+        doses=poison.doses,
+        track=track,
+        counts={track: taken},
     )
     now = table.clock.now
     events = [Event(code="poison_dose", at=now, char=char_id, rule="HUR-13", params=params)]

@@ -24,9 +24,10 @@ def resist(
     params: dict[str, Any] = {"amount": amount, "trait": trait, "mode": options.resistance}
     if options.resistance == "flat":
         harm = max(0, amount - (level + bonus))
-        params.update(level=level, bonus=bonus, harm=harm)
+        params.update(level=level, bonus=bonus, harm=harm, counts={"wounds": harm})
         return harm, params
     result = trait_roll(dice, level, amount, bonus)
     harm = 0 if result.success else max(0, amount - result.total)
-    params.update(result.params(), bonus=bonus, harm=harm)
+    # ``counts``: what got through, as the sentence says it ("takes 3 wounds").
+    params.update(result.params(), bonus=bonus, harm=harm, counts={"wounds": harm})
     return harm, params

@@ -7,11 +7,11 @@ from vigil.rules import words
 EVENTS: dict[str, str] = {
     "trait_rolled": "{char} rolls {trait} ({faces}): {total} against {target}, dx {dx}.",
     "dim_light_check": (
-        "{char} peers into the dim light ({faces}): {total} against {challenge}; sees: {sees}."
+        "{char} peers into the dim light ({faces}): {total} against {challenge} and {sight}."
     ),
-    "senses_changed": "{char}'s senses change: blind {blind}, deaf {deaf}.",
-    "harmed": "{char} takes harm: stuns {stuns}, wounds {wounds}, shocks {shocks}.",
-    "resisted": "{char} resists {amount} damage with {trait}: takes {harm}.",
+    "senses_changed": "{char} is now {senses}.",
+    "harmed": "{char} takes {counts}.",
+    "resisted": "{char} resists {amount} damage with {trait}: takes {counts}.",
     "condition_started": "{char} is now {condition}.",
     "condition_ended": "{char} is no longer {condition}.",
     "rest_rolled": "{char} rests ({faces}): {total} against stuns {target}, now {after}.",
@@ -24,9 +24,10 @@ EVENTS: dict[str, str] = {
     "rest_terms_set": (
         "{char}'s rest tonight: wounds +{wound_difficulty}, shocks +{shock_difficulty}, spoiled {spoiled}."
     ),
-    "healer_rolled": "A healer tends {char} ({faces}): total {total}.",
+    "healer_rolled": "{healer} tends {char} ({faces}): total {total}.",
+    "level_healer_rolled": "A healer of level {level} tends {char} ({faces}): total {total}.",
     "poisoned": ("{char} is poisoned by {called}: damage {damage} every {interval}, doses {doses}."),
-    "poison_dose": "A dose of {called} hits {char}: {track} +{harm}.",
+    "poison_dose": "A dose of {called} hits {char}: {counts}.",
     "poison_fought_off": "{char} has fought off {called}.",
     "poison_stopped": "{called} no longer has any effect.",
     "fall_harmless": "{char} falls without harm (spaces: {spaces}).",

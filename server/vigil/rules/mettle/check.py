@@ -62,4 +62,17 @@ def resolve(
         "lot": lot,
         "lot_drawn": drawn,
         "passed": passed,
+        # How people say it, the lot named only when it decided: "passes",
+        # "fails on a fail lot" (never "lot fail, passed: no").
+        "outcome": _outcome(passed, lot),
     }
+
+
+def _outcome(passed: bool, lot: Lot) -> str:
+    """The check's outcome as a choice code whose words say why: a crit or
+    a fail lot decides whatever the total (MET-02), so it is named."""
+    if lot == "crit":
+        return "passes_on_a_crit_lot"
+    if lot == "fail":
+        return "fails_on_a_fail_lot"
+    return "passes" if passed else "fails"

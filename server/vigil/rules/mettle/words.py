@@ -6,7 +6,7 @@ from vigil.rules import words
 
 EVENTS: dict[str, str] = {
     "pain_taken": "{char} takes {amount} pain (now {pain}).",
-    "tym": "{char} tests their mettle: {total} against pain {tn} — lot {lot}, passed: {passed}.",
+    "tym": "{char} tests their mettle with {total} against pain {tn} and {outcome}.",
     "fell_unconscious": "{char} falls unconscious.",
     "began_dying": "{char} is dying; the spirit departs at {departs_at}.",
     "stabilized": "{char} is stabilized by {by}; the spirit stays until {departs_at}.",
@@ -23,10 +23,10 @@ EVENTS: dict[str, str] = {
     "injury_added": "{char} suffers an injury: {label} (penalty {penalty}).",
     "injury_removed": "{char}'s injury {label} is gone.",
     "injury_reduced": "{char}'s injury {label} eases to penalty {penalty}.",
-    "check": "{char} checks {total} against TN {tn} — lot {lot}, passed: {passed}.",
+    "check": "{char} checks {total} against TN {tn} and {outcome}.",
     "stabilize_attempt": (
-        "{helper} tries to stabilize {char} with {discipline}: {total} against TN {tn} — "
-        "lot {lot}, passed: {passed}; busy until {busy_until}."
+        "{helper} tries to stabilize {char} with {discipline}: {total} against TN {tn} and "
+        "{outcome}; busy until {busy_until}."
     ),
     "rest_started": "{char} starts resting.",
     "rest_stopped": "{char} stops resting (full hours rested: {hours}).",

@@ -12,7 +12,10 @@ from typing import Any
 
 @dataclass
 class Config:
-    host: str = "127.0.0.1"
+    # The address to listen on. A table served is a "host" at the edge
+    # (vigil.net.host); the flag and variable keep the name operators know
+    # (--host, VIGIL_HOST: ``env``).
+    address: str = field(default="127.0.0.1", metadata={"env": "HOST"})
     port: int = 8765
     data_dir: Path = Path("./vigil-data")
     # Where the data is: empty for the SQLite file in data_dir, or a
@@ -56,7 +59,7 @@ class Config:
     # on the public port: off unless a port is given (0: any free port,
     # printed), on the loopback interface unless told otherwise.
     metrics_port: int | None = None
-    metrics_host: str = "127.0.0.1"
+    metrics_address: str = field(default="127.0.0.1", metadata={"env": "METRICS_HOST"})
     # A cluster (README "Many nodes"): a redis:// URL makes this process one
     # node of several sharing the PostgreSQL store; empty, it is alone.
     bus: str = ""
@@ -78,14 +81,14 @@ class Config:
 
     @property
     def base_url(self) -> str:
-        return self.public_url or f"http://{self.host}:{self.port}"
+        return self.public_url or f"http://{self.address}:{self.port}"
 
     @property
     def metrics_url(self) -> str | None:
         """Where Prometheus scrapes (None: no metrics listener)."""
         if self.metrics_port is None:
             return None
-        return f"http://{self.metrics_host}:{self.metrics_port}/metrics"
+        return f"http://{self.metrics_address}:{self.metrics_port}/metrics"
 
     def page_url(self, role: str, token: str) -> str:
         """The page a token opens: the spectator view for a spectator's, the
@@ -145,7 +148,7 @@ class Config:
         """Defaults, then ``VIGIL_<NAME>`` variables, then explicit flags."""
         config = cls()
         for f in fields(cls):
-            raw = os.environ.get(f"VIGIL_{f.name.upper()}")
+            raw = os.environ.get(f"VIGIL_{f.metadata.get('env', f.name.upper())}")
             if raw is not None:
                 setattr(config, f.name, _parse(f.name, getattr(config, f.name), raw))
         for name, value in (overrides or {}).items():
