@@ -161,7 +161,9 @@ for (const version of [12, 13]) {
       // Her character's overlay on her canvas.
       alice.Hooks.callAll("drawToken", token);
       await until(() => token.getChildByName("vigil-overlay"), "Brannoc's overlay in Alice's browser");
-      // Her window: Brannoc's commands a player may send (mettle: shake off, effort, rest…), none of the GM's.
+      // Her window: Brannoc's commands a player may send (mettle: shake off, effort, rest…), none of the GM's,
+      // once her moves came (they follow the state: core/client.js followLegal).
+      await until(() => vigil.connection.client.legalRev === vigil.connection.client.rev, "Alice's moves");
       const root = buildPanel(new FakeDocument(), { connection: vigil.connection, tokenDoc: token.document });
       const tags = root.querySelectorAll("form").map((f) => f.getAttribute("data-command"));
       assert.ok(tags.length > 0 && tags.every((tag) => CATALOGUE.commands[tag].senders.player), tags.join(", "));
