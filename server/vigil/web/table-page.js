@@ -110,6 +110,8 @@ export function renderTable() {
   const gm = page.client.role === "gm";
   const player = page.client.role === "player";
   document.body.dataset.rev = String(page.client.rev); // drawn up to this rev (tests wait on it)
+  // The rev whose legal moves are drawn (they follow the state: core/client.js followLegal).
+  document.body.dataset.legalRev = String(page.client.legalRev);
   page.names = Object.fromEntries(Object.entries(state.characters).map(([id, ch]) => [id, ch.name]));
   $("table-title").textContent = `${state.name} · ${t(`VIGIL.Game.${state.system}`)}`;
   $("table-title").title = $("table-title").textContent;
