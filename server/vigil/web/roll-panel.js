@@ -164,7 +164,8 @@ function rollBox(state, char, roll, gm) {
       const chooser = page.names[who] ?? who;
       const kindWord = t(`VIGIL.Choice.pending.${kind}`);
       // The choices the server's view offers this viewer for `who` (none: another's to make).
-      const choices = (Array.isArray(chooses) ? chooses : []).filter((v) => (v.who ?? char) === who).map((v) => v.choice);
+      // A variant naming no chooser means the roll's protagonist: the same move as one naming it, listed once.
+      const choices = [...new Set((Array.isArray(chooses) ? chooses : []).filter((v) => (v.who ?? char) === who).map((v) => v.choice))];
       if (!choices.length) {
         controls.push(h("p", { class: "muted pending-other" }, t("VIGIL.Page.mustChoose", { name: chooser, kind: kindWord.toLowerCase() })));
         continue;
