@@ -193,7 +193,7 @@ async def test_a_rule_refusal_commits_nothing_and_leaves_the_table_as_it_was(h: 
     doc = h.host.table.doc
 
     def refuse(table: Table, wall: float, ctx: Any) -> Any:
-        raise RuleError("no_such_thing")
+        raise RuleError("unknown_character", char="nobody")
 
     with pytest.raises(RuleError):
         await h.writer.run(h.host, Edit(make=refuse), h.ack)
