@@ -32,9 +32,13 @@ async def open_live(page: Page, url: str) -> None:
         await expect(page.locator("#tables-body tr").first).to_be_visible()
     else:
         await expect(page.locator("body[data-rev]")).to_have_count(1)
-        if "/watch" not in url and await page.evaluate("['gm', 'player'].includes(window.vigil.role)"):
-            # Drawn with the moves legal in the state shown, which follow it.
-            await page.wait_for_function("() => document.body.dataset.legalRev === document.body.dataset.rev")
+        if "/watch" not in url:
+            # A GM's or player's page is drawn with the moves legal in the state shown, which follow it
+            # (a wait, not an evaluate: the page may still move to the link's table meanwhile).
+            await page.wait_for_function(
+                "() => window.vigil && (!['gm', 'player'].includes(window.vigil.role)"
+                " || document.body.dataset.legalRev === document.body.dataset.rev)"
+            )
 
 
 def card(page: Page, char: str):

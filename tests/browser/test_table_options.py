@@ -273,6 +273,7 @@ async def test_dryh_options_from_the_page_and_their_effects(
     legal = await gm.evaluate("window.vigil.state.game.rolls.bob.legal.failures")
     assert len(legal) > 1, legal
     menu = box.locator("select[name=failure] option")
+    await expect(menu).to_have_count(len(legal))  # the resolve form follows the moves legal now
     assert await menu.evaluate_all("(os) => os.map((o) => o.value)") == legal
     await gm.locator("[data-roll='bob']").screenshot(path=str(PAGES / "options-dryh-roll.png"))
 
