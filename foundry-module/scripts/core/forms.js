@@ -94,29 +94,7 @@ function narrowed(b, path, list) {
 // lang file both give them through `t`); a key `t` lacks reads as its name.
 
 /** The pure half, for those importing the builder (see core/fields.js). */
-export {
-  askable,
-  characterChoices,
-  choiceLabel,
-  clockParts,
-  clockSeconds,
-  commandLabel,
-  correctablePaths,
-  emptyValue,
-  fieldLabel,
-  htmlPattern,
-  humanize,
-  idFrom,
-  maySend,
-  parseText,
-  refChoices,
-  sameJson,
-  SPAN_UNITS,
-  spanParts,
-  subjectField,
-  textFor,
-  visibleFields,
-} from "./fields.js";
+export * from "./fields.js";
 
 // The form's own words are lang/en.json's VIGIL.Form.<name> and
 // VIGIL.FormError.<code> (the module's game.i18n and the pages' loaded
