@@ -8,7 +8,7 @@
 
 import { CATALOGUE } from "/client/core/catalogue.js";
 import { commandLabel } from "/client/core/fields.js";
-import { diceFingerprint, formatGameTime, h, swap, t, trackEdits, verifyUrl } from "./common.js";
+import { diceFingerprint, formatGameTime, h, swap, t, trackEdits, verifyUrl, withLanguage } from "./common.js";
 import { renderForms, slots } from "./acting.js";
 import { historyChanged, loadOlderHistory } from "./history.js";
 import { refreshTokens } from "./invites.js";
@@ -79,10 +79,11 @@ export function wireGmControls() {
       refreshTokens();
     }
   });
+  $("spectator-label").value = t("VIGIL.Page.streamLabel");
   $("invite-spectator").addEventListener("click", async () => {
-    const ack = await run({ type: "token.mint", role: "spectator", label: $("spectator-label").value.trim() || "stream" });
+    const ack = await run({ type: "token.mint", role: "spectator", label: $("spectator-label").value.trim() || t("VIGIL.Page.streamLabel") });
     if (ack) {
-      showLink($("invite-out"), ack.result.url, t("VIGIL.Page.spectatorLink"), { keep: true });
+      showLink($("invite-out"), withLanguage(ack.result.url), t("VIGIL.Page.spectatorLink"), { keep: true });
       refreshTokens();
     }
   });
@@ -245,7 +246,8 @@ export function tickAll() {
   // While the server is away its clock is unknown: the reading stops (the
   // mode says so) instead of running on as if the table were live.
   if (page.client?.state && page.client.status !== "connected") {
-    if ($("clock-mode").textContent !== "offline") $("clock-mode").textContent = "offline";
+    const offline = t("VIGIL.Page.clock.offline");
+    if ($("clock-mode").textContent !== offline) $("clock-mode").textContent = offline;
     return;
   }
   if (page.client?.state) {

@@ -36,7 +36,6 @@
 import { VigilClient } from "/client/core/client.js";
 import { badgeKey, badgeLook, badgeShortKey, conditionsOf, counterKey, counters, newestOutcome, rattleMeter } from "/client/core/display.js";
 import {
-  STATUS_WORDS,
   diceFingerprint,
   errorSentence,
   eventSentence,
@@ -47,6 +46,7 @@ import {
   h,
   keepToken,
   loadCatalogue,
+  statusWords,
   swap,
   t,
   takeToken,
@@ -121,7 +121,7 @@ function bigType() {
 function showStatus(status) {
   const box = $("watch-conn");
   box.dataset.status = status;
-  $("watch-conn-text").textContent = STATUS_WORDS[status] ?? status;
+  $("watch-conn-text").textContent = statusWords(status);
 }
 
 function names(state) {
