@@ -188,6 +188,12 @@ export function withLanguage(url) {
  * The client library's translator (core/words.js), as the module's `t`. */
 export const t = translator((key) => lang[key], { missing: keyWords });
 
+/** The same words with Foundry's game.i18n.localize's contract, a missing
+ * key read as itself: for the client library's forms, which then put their
+ * own words in its place (a field's name, "(none)" for an empty choice)
+ * rather than the key's last part. */
+export const localize = translator((key) => lang[key]);
+
 const eventTemplate = (code) => lang[`VIGIL.Event.${code}`];
 
 /** A readable sentence for a server error (VigilError {code, params}): the

@@ -15,7 +15,8 @@ export async function refreshTokens() {
       h(
         "tr",
         { dataset: { token: tok.token_id } },
-        h("td", {}, tok.label || tok.token_id, h("div", { class: "muted" }, t(`VIGIL.Page.role.${tok.role}`), tok.chars?.length ? `: ${tok.chars.map((c) => page.names[c] ?? c).join(", ")}` : "")),
+        // A label the server gave (the GM link's "gm") is the role's word; one the GM typed is a name.
+        h("td", {}, tok.label && tok.label !== tok.role ? tok.label : t(`VIGIL.Page.role.${tok.role}`), h("div", { class: "muted" }, t(`VIGIL.Page.role.${tok.role}`), tok.chars?.length ? `: ${tok.chars.map((c) => page.names[c] ?? c).join(", ")}` : "")),
         h("td", {}, tok.expires ? new Date(tok.expires * 1000).toLocaleDateString(locale) : t("VIGIL.Page.never")),
         h(
           "td",

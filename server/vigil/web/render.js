@@ -189,7 +189,7 @@ export function characterCard(system, id, ch, extra = null) {
       // No badge: the status word when the sheet is visible, else "no conditions" (what badges say).
       // No badge: the status word when the sheet is visible, else "No conditions" — unless
       // a condition that matters (a poison, an injury) is listed below.
-      !ch.badges?.length && !conditionsOf(system, ch).length ? h("span", { class: "status-word" }, status ?? t("VIGIL.Condition.none")) : null,
+      !ch.badges?.length && !conditionsOf(system, ch).length ? h("span", { class: "status-word" }, status ? t(`VIGIL.Choice.status.${status}`) : t("VIGIL.Condition.none")) : null,
     ) : null,
     // Beside the badges: what else matters (a poison, injuries, kit uses, talents).
     conditionLines(system, ch),

@@ -12,7 +12,7 @@ import { diceFingerprint, formatGameTime, h, swap, t, trackEdits, verifyUrl, wit
 import { renderForms, slots } from "./acting.js";
 import { historyChanged, loadOlderHistory } from "./history.js";
 import { refreshTokens } from "./invites.js";
-import { $, charList, confirmButton, fillSelect, page, run, say, showLink } from "./page.js";
+import { $, actorWords, charList, confirmButton, fillSelect, page, run, say, showLink } from "./page.js";
 import { characterCard, tick } from "./render.js";
 import { renderDryh } from "./roll-panel.js";
 
@@ -196,7 +196,7 @@ function renderUndo(state) {
   if (u) {
     what = t("VIGIL.Undo.what", { what: undoWhat(u), rev: u.rev });
     text = t("VIGIL.Undo.button", { what });
-    title = [u.by ? t("VIGIL.Undo.by", { by: u.by }) : "", typeof u.at === "number" ? t("VIGIL.Undo.at", { time: formatGameTime(u.at) }) : ""].filter(Boolean).join(" ");
+    title = [u.by ? t("VIGIL.Undo.by", { by: actorWords(u.by) }) : "", typeof u.at === "number" ? t("VIGIL.Undo.at", { time: formatGameTime(u.at) }) : ""].filter(Boolean).join(" ");
   }
   if (button.textContent !== text) button.textContent = text;
   button.disabled = !u;
