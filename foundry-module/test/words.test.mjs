@@ -112,7 +112,7 @@ test("lists, durations and clock readings are the locale's, not English pieces",
   assert.equal(wordsIn("ru").duration(2 * 86400 + 3600), "2 дня 1 ч");
   assert.equal(wordsIn("de").duration(75), "1 Min. 15 s");
   assert.equal(wordsIn("en").time(3 * 86400 + 130), "day 4, 00:02:10");
-  assert.equal(wordsIn("fr").time(3 * 86400 + 130), "jour 4, 00:02:10");
+  assert.equal(wordsIn("fr").time(3 * 86400 + 130), "00:02:10 (jour 4)");
   assert.equal(wordsIn("ru").time(130), "00:02:10");
 });
 
