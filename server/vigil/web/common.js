@@ -7,11 +7,11 @@
  * textContent (the `h` builder), never through innerHTML.
  */
 
-import { errorSentence as sayError, keyWords, namesOf, readable, render, translator } from "/client/core/words.js";
-import { formatGameTime } from "/client/core/clock.js";
+import { format, keyWords, namesOf, render, wordsFor } from "/client/core/words.js";
+import { formatCountdown } from "/client/core/clock.js";
 import { explain } from "/client/core/explain.js";
 
-export { formatGameTime, namesOf };
+export { namesOf };
 
 /**
  * The page's access token and layout parameters. A token in the fragment
@@ -132,6 +132,8 @@ export async function loadCatalogue() {
   });
   const [english, own] = await Promise.all([readJson("/foundry/lang/en.json"), locale === "en" ? null : readJson(`/foundry/lang/${locale}.json`)]);
   lang = { ...(english ?? {}), ...(own ?? {}) };
+  words = wordsFor(locale, look, { missing: keyWords });
+  plain = wordsFor(locale, look);
   document.documentElement.lang = locale;
   translateStatic(document);
   return lang;
@@ -183,28 +185,34 @@ export function withLanguage(url) {
   return `${at < 0 ? url : url.slice(0, at)}#${fragment.toString()}`;
 }
 
-/** A label by its lang key ("VIGIL.Badge.dying"), `{name}`s filled; a key
- * missing from the file reads as its last part in words ("Seriously injured").
+const look = (key) => lang[key];
+/** The page's words in its language (core/words.js `wordsFor`): a missing
+ * key reads as its last part in words ("Seriously injured"). */
+let words = wordsFor(locale, look, { missing: keyWords });
+/** The same with Foundry's game.i18n.localize's contract, a missing key
+ * read as itself: for the client library's forms, which then put their own
+ * words in its place (a field's name, "(none)" for an empty choice) rather
+ * than the key's last part. */
+let plain = wordsFor(locale, look);
+
+/** A label by its lang key ("VIGIL.Badge.dying"), `{name}`s filled, a
+ * counted key in the plural form for `n`, numbers in the locale's digits.
  * The client library's translator (core/words.js), as the module's `t`. */
-export const t = translator((key) => lang[key], { missing: keyWords });
+export const t = (key, params) => words.t(key, params);
 
-/** The same words with Foundry's game.i18n.localize's contract, a missing
- * key read as itself: for the client library's forms, which then put their
- * own words in its place (a field's name, "(none)" for an empty choice)
- * rather than the key's last part. */
-export const localize = translator((key) => lang[key]);
+/** `t` for the client library's forms (a missing key is itself). */
+export const localize = (key, params) => plain.t(key, params);
 
-const eventTemplate = (code) => lang[`VIGIL.Event.${code}`];
+/** A game time as a clock reading in the page's language ("Tag 2, 07:15:03"). */
+export const formatGameTime = (seconds) => words.time(seconds);
+
+/** A countdown's reading ("mm:ss", "h:mm:ss", "3 Tage") in the page's language. */
+export const countdownText = (seconds) => formatCountdown(seconds, { lookup: look, locale });
 
 /** A readable sentence for a server error (VigilError {code, params}): the
  * client library's (core/words.js), as the module's notifications say it. */
 export function errorSentence(err, names = {}) {
-  return sayError(err, { names, lookup: (key) => lang[key] });
-}
-
-/** Params as words (core/words.js `readable`) with this page's lang file and the viewer's names. */
-function withNames(params, names) {
-  return readable(params, { names, lookup: (key) => lang[key] });
+  return words.error(err, names);
 }
 
 /**
@@ -217,7 +225,9 @@ export function eventSentence(ev, names = {}) {
   const params = { ...(ev.params ?? {}) };
   if (ev.char && params.char === undefined) params.char = ev.char;
   if (params.target === undefined && ev.char) params.target = ev.char;
-  const sentence = render(ev.code, withNames(params, names), eventTemplate);
+  const template = lang[`VIGIL.Event.${ev.code}`];
+  const said = words.readable(params, names);
+  const sentence = typeof template === "string" ? format(template, said, locale) : render(ev.code, said);
   if (sentence.startsWith(ev.code) && ev.text) return ev.text;
   if (!ev.params && /\{[A-Za-z0-9_.]+\}/.test(sentence)) return t("VIGIL.History.withheld", { char: names[ev.char] ?? ev.char });
   return sentence;

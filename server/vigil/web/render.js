@@ -9,10 +9,9 @@
  * colour-blind viewers (docs/design.md "Foundry module").
  */
 
-import { formatCountdown } from "/client/core/clock.js";
 import { CALM_COUNTDOWNS, badgeKey, badgeLook, conditionsOf, countdownKey, countdownsOf, counterKey, counters, kitUses, markedFaces, poolKey, rattleAt, readDie, talentsOf } from "/client/core/display.js";
 import { dieView, diceView } from "/client/core/dice-view.js";
-import { h, t } from "./common.js";
+import { countdownText, h, t } from "./common.js";
 
 // The display model (letters, shapes, tones, die readings) is the client
 // library's, shared with the Foundry overlays; re-exported for the pages.
@@ -60,7 +59,7 @@ export function tick(root, now) {
     const since = el.dataset.since === "" ? null : Number(el.dataset.since);
     const left = until - now;
     const time = el.querySelector(".countdown-time");
-    const text = left > 0 ? formatCountdown(left) : "00:00";
+    const text = left > 0 ? countdownText(left) : "00:00";
     if (time.textContent !== text) time.textContent = text;
     el.classList.toggle("expired", left <= 0);
     el.classList.toggle("urgent", left > 0 && left <= 60);
@@ -243,7 +242,7 @@ export function reading(roll) {
   return h(
     "p",
     { class: `reading ${roll.success ? "won" : "lost"}` },
-    roll.successes !== undefined && roll.successes !== null ? `${t(roll.successes === 1 ? "VIGIL.Page.reading.one" : "VIGIL.Page.reading.many", { n: roll.successes, unseen, degree: roll.degree })} — ` : "",
+    roll.successes !== undefined && roll.successes !== null ? `${t("VIGIL.Page.reading", { n: roll.successes, unseen, degree: roll.degree })} — ` : "",
     h("strong", {}, t(roll.success ? "VIGIL.Page.success" : "VIGIL.Page.failure")),
     roll.dominant ? t("VIGIL.Page.dominates", { pool: t(poolKey(roll.dominant)) }) : "",
   );

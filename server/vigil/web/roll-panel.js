@@ -190,7 +190,7 @@ function rollBox(state, char, roll, gm) {
   }
   const decl = d
     ? [
-        t(d.madness === 1 ? "VIGIL.Page.declared.one" : "VIGIL.Page.declared.many", { n: d.madness }),
+        t("VIGIL.Page.declared", { n: d.madness }),
         d.exhaustion_up ? t("VIGIL.Page.exhaustionUp") : null,
         d.talent && d.talent !== "none" ? choiceText("dryh.declare", "talent", d.talent) : null,
       ].filter(Boolean).join(", ")
