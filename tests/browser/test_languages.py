@@ -220,3 +220,30 @@ def test_english_words_leave_out_what_the_language_also_writes() -> None:
         english_in("Verlauf: Ysolde ist sterbend, Pain & Mettle", english, ["Ysolde", "Pain & Mettle"]) == []
     )
     assert english_in("Verlauf: Ysolde is dying", english, ["Ysolde"]) == ["dying", "is"]
+
+
+async def test_the_sign_in_and_verify_pages_show_no_english_in_german_and_russian(
+    vigil_server: ServerProcess, chromium_browser: Browser
+) -> None:
+    """The sign-in page (no link yet) and the dice check of a table with a
+    roll, in German and in Russian browsers: no English word outside the
+    names."""
+    chars, steps = SCENES["hursagmu"]
+    tokens = await new_table(vigil_server, "hursagmu", "verify-words", chars)
+    roll = next(body for body in steps if body["type"] == "hursagmu.trait_roll")
+    assert (await ws_command(vigil_server, tokens["gm"], roll, "verify-words"))["type"] == "ack"
+    names = [*NAMES, "Verify-Words", *(c.title() for c in chars)]
+    findings: dict[str, Any] = {}
+    for code, locale in (("de", "de-DE"), ("ru", "ru-RU")):
+        context = await chromium_browser.new_context(viewport={"width": 1440, "height": 900}, locale=locale)
+        login = await watched_page(context)
+        await login.goto(f"{vigil_server.url}/")
+        await expect(login.locator("#login")).to_be_visible()
+        await read_words(login, code, f"sign-in {code}", names, findings)
+        verify = await watched_page(context)
+        await verify.goto(f"{vigil_server.url}/verify#token={tokens['player']}")
+        await expect(verify.locator("body[data-verify=done]")).to_have_count(1)
+        await read_words(verify, code, f"verify {code}", names, findings)
+        no_page_errors(login, verify)
+        await context.close()
+    assert findings == {}
