@@ -177,8 +177,9 @@ async def test_the_picked_language_is_remembered_and_a_stream_link_keeps_its_own
 ) -> None:
     """A GM in an English browser picks Deutsch: the page reloads in German
     and stays German after another reload; the spectator link it mints says
-    ``lang=de``; that link opened in a Russian browser is German, and with
-    ``lang=ru`` in a German browser Russian."""
+    ``lang=de``; that link opened in a Russian browser is German (and
+    Russian once its ``lang=`` says so), and with ``lang=ru`` in a German
+    browser Russian; a player's ``de-AT`` browser reads German."""
     tokens = await new_table(vigil_server, "mettle", "picker", {"ysolde": {"mettle": 5}})
     gm = await open_in(chromium_browser, "en-US", f"{vigil_server.url}/#token={tokens['gm']}")
     await expect(gm.locator("html[lang=en]")).to_have_count(1)
@@ -199,6 +200,10 @@ async def test_the_picked_language_is_remembered_and_a_stream_link_keeps_its_own
     stream = await open_in(chromium_browser, "ru-RU", link)
     await expect(stream.locator("html[lang=de]")).to_have_count(1)
     await expect(stream.locator("#watch-conn-text")).to_have_text("Live")
+    # A stream deck switching the link's language: the page follows.
+    await stream.evaluate("location.hash = location.hash.replace('lang=de', 'lang=ru')")
+    await expect(stream.locator("html[lang=ru]")).to_have_count(1)
+    await expect(stream.locator("#watch-conn-text")).to_have_text("В эфире")
     russian = await open_in(
         chromium_browser, "de-DE", f"{vigil_server.url}/watch#token={tokens['spectator']}&lang=ru"
     )

@@ -123,10 +123,8 @@ let offered = [{ lang: "en", name: "English" }];
 export async function loadCatalogue() {
   const manifest = await readJson("/foundry/module.json");
   if (Array.isArray(manifest?.languages) && manifest.languages.length) offered = manifest.languages.map(({ lang: code, name }) => ({ lang: code, name }));
-  const link = new URLSearchParams(location.hash.replace(/^#/, ""));
-  const query = new URLSearchParams(location.search);
   locale = chooseLanguage(offered.map((l) => l.lang), {
-    asked: link.get("lang") ?? query.get("lang"),
+    asked: languageAsked(),
     kept: localStorage.getItem(LANG_KEY),
     browser: navigator.languages ?? [navigator.language],
   });
@@ -137,6 +135,12 @@ export async function loadCatalogue() {
   document.documentElement.lang = locale;
   translateStatic(document);
   return lang;
+}
+
+/** The language the page's link asks for (`lang=` in its fragment or
+ * query), or null. */
+export function languageAsked() {
+  return new URLSearchParams(location.hash.replace(/^#/, "")).get("lang") ?? new URLSearchParams(location.search).get("lang");
 }
 
 /**

@@ -45,6 +45,7 @@ import {
   formatGameTime,
   h,
   keepToken,
+  languageAsked,
   loadCatalogue,
   statusWords,
   swap,
@@ -425,11 +426,14 @@ async function refreshLastRoll() {
 
 async function main() {
   await loadCatalogue();
+  const asked = languageAsked(); // the language the link asked for when the words were loaded
   followNewLinks();
   ({ token } = takeToken(TOKEN_KEY));
   view = readView();
   applyView();
   window.addEventListener("hashchange", () => {
+    // Another language (a stream deck switching `lang=`): the words load anew.
+    if (languageAsked() !== asked) return location.reload();
     view = readView();
     applyView();
     render();
