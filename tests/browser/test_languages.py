@@ -227,12 +227,12 @@ def test_english_words_leave_out_what_the_language_also_writes() -> None:
     assert english_in("Verlauf: Ysolde is dying", english, ["Ysolde"]) == ["dying", "is"]
 
 
-async def test_the_sign_in_and_verify_pages_show_no_english_in_german_and_russian(
+async def test_the_sign_in_verify_and_operator_pages_show_no_english_in_german_and_russian(
     vigil_server: ServerProcess, chromium_browser: Browser
 ) -> None:
-    """The sign-in page (no link yet) and the dice check of a table with a
-    roll, in German and in Russian browsers: no English word outside the
-    names."""
+    """The sign-in page (no link yet), the dice check of a table with a
+    roll and the operator's list of tables, in German and in Russian
+    browsers: no English word outside the names."""
     chars, steps = SCENES["hursagmu"]
     tokens = await new_table(vigil_server, "hursagmu", "verify-words", chars)
     roll = next(body for body in steps if body["type"] == "hursagmu.trait_roll")
@@ -249,6 +249,10 @@ async def test_the_sign_in_and_verify_pages_show_no_english_in_german_and_russia
         await verify.goto(f"{vigil_server.url}/verify#token={tokens['player']}")
         await expect(verify.locator("body[data-verify=done]")).to_have_count(1)
         await read_words(verify, code, f"verify {code}", names, findings)
-        no_page_errors(login, verify)
+        # The demo table the server starts with is named in English: a name.
+        operator = await watched_page(context)
+        await open_live(operator, f"{vigil_server.url}/#token={vigil_server.operator_token}")
+        await read_words(operator, code, f"operator {code}", [*names, "Demo table"], findings)
+        no_page_errors(login, verify, operator)
         await context.close()
     assert findings == {}
