@@ -57,6 +57,10 @@ NAMES = [
     "athlete",
 ]
 
+# The stream page's layouts (watch.js LAYOUTS).
+LAYOUTS = ["compact", "overlay", "lower-third", "corner", "character", "roll"]
+SWITCH_LAYOUT_JS = "(layout) => { location.hash = `layout=${layout}&lang=${document.documentElement.lang}`; }"
+
 # What the server calls an unnamed poison (see the end of the first test).
 UNNAMED_POISON = {"the", "poison"}
 
@@ -152,6 +156,11 @@ async def test_gm_player_and_stream_pages_show_no_english_in_german_and_russian(
             await read_words(gm, code, f"{system} {code} GM", names, findings)
             await read_words(player, code, f"{system} {code} player", names, findings)
             await read_words(stream, code, f"{system} {code} stream", names, findings)
+            # Every stream layout (the page follows its fragment without a reload).
+            for layout in LAYOUTS:
+                await stream.evaluate(SWITCH_LAYOUT_JS, layout)
+                await expect(stream.locator(f"body[data-layout='{layout}']")).to_have_count(1)
+                await read_words(stream, code, f"{system} {code} stream {layout}", names, findings)
             await gm.screenshot(path=str(PAGES / f"languages-{system}-{code}-gm.png"), full_page=True)
             no_page_errors(gm, player, stream)
             for page in (gm, player, stream):
