@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { counted, readable, render, wordsFor } from "../scripts/core/words.js";
 import { errorText, namesOf } from "../scripts/connection.js";
 import { fakeI18n } from "./fakes/foundry.mjs";
-import { FAULTS, faultsOf, marked } from "../tools/check-words.mjs";
+import { FAULTS, englishIn, faultsOf, foreignWords, marked } from "../tools/check-words.mjs";
 import { LANG_PATH } from "../tools/sync-lang.mjs";
 
 const lang = JSON.parse(readFileSync(LANG_PATH, "utf8"));
@@ -123,4 +123,16 @@ test("parameter values are words of the reader's language: yes/no, ops, response
   // A character's name stays a name, even one that is also a word ("gm" as a character's id).
   assert.equal(de.readable({ by: "gm" }, { gm: "Gisela" }).by, "Gisela");
   assert.equal(de.error({ code: "not_dying", params: { char: "c1" } }, { c1: "Mara" }), files.de["VIGIL.Error.not_dying"].replace("{char}", "Mara"));
+});
+
+test("the words check in other languages: English faults only in English, English words found in the others", () => {
+  assert.deepEqual(faultsOf("Mara: 1 wounds, passed: no"), ["plural", "yes or no"]);
+  assert.deepEqual(faultsOf("Mara: 1 wounds, passed: no", "de"), [], "English-only faults are not judged in German");
+  assert.deepEqual(faultsOf("Mara erleidet {amount} Schmerz", "de"), ["leftover"]);
+  const foreign = foreignWords(files.en, files.de);
+  assert.ok(foreign.has("paused") && foreign.has("wounds"));
+  assert.ok(!foreign.has("vigil") && !foreign.has("hursagmu"), "names shared by every language are never English");
+  assert.deepEqual(englishIn("Die Uhr: paused mit 1×", foreign), ["paused"]);
+  // A word people wrote (an injury's label) is theirs, whatever its language.
+  assert.deepEqual(englishIn("Verletzung: broken arm", foreign, new Set(["broken", "arm"])), []);
 });

@@ -38,13 +38,21 @@ function term(value, label) {
   return ` ${sign} ${Math.abs(value)} (${label})`;
 }
 
-/** A lookup of VIGIL.Explain.<key> with params; English fallback when missing. */
+/** A lookup of VIGIL.Explain.<key> with params; English fallback when missing.
+ * `w.trait(name)`: a Hursagmu trait in the reader's words (VIGIL.Param.trait.<name>),
+ * or the name itself when the table made it up. */
 function wordsOf(t) {
-  return (key, params = {}, fallback = key) => {
+  const w = (key, params = {}, fallback = key) => {
     const full = `VIGIL.Explain.${key}`;
     const got = t ? t(full, params) : undefined;
     return got && got !== full ? got : format(fallback, params);
   };
+  w.trait = (name) => {
+    const key = `VIGIL.Param.trait.${name}`;
+    const got = t ? t(key) : undefined;
+    return got && got !== key ? got : name;
+  };
+  return w;
 }
 
 /** Pain & Mettle (MET-01/02/03/04): stat + modifiers − injuries − rattle against the TN, and the lot. */
@@ -73,7 +81,7 @@ function hursagmuRoll(w, p) {
   // Resisting damage (HUR-12): the modifiers are the armour's bonus.
   const askedWord = typeof p.amount === "number" ? w("bonus", {}, "armour and the like") : w("modifiers", {}, "modifiers");
   const sum = `${dice} (${w("dice", { faces: (p.faces ?? []).join(" + ") }, "dice {faces}")})`
-    + `${term(p.level, p.trait ? w("trait", { trait: p.trait }, "{trait}") : w("level", {}, "level"))}`
+    + `${term(p.level, p.trait ? w("trait", { trait: w.trait(p.trait) }, "{trait}") : w("level", {}, "level"))}`
     + `${term(asked, askedWord)}`
     + `${term(p.condition_penalty ?? 0, penaltySource(w, p))}`
     + `${term(p.sense_penalty ?? 0, w("senses", {}, "senses"))}`;
@@ -103,7 +111,7 @@ function hursagmuResisted(w, p) {
   const track = p.track === "shocks" ? "shocks" : "wounds";
   const taken = w(`count.${track}`, { n: harm }, `{n} ${track}`);
   if (p.mode === "flat") {
-    const sum = `${amount} (${w("damage", {}, "damage")})${term(-(p.level ?? 0), p.trait ?? "")}${term(-(p.bonus ?? 0), w("bonus", {}, "armour and the like"))}`;
+    const sum = `${amount} (${w("damage", {}, "damage")})${term(-(p.level ?? 0), p.trait ? w.trait(p.trait) : "")}${term(-(p.bonus ?? 0), w("bonus", {}, "armour and the like"))}`;
     return harm > 0
       ? w("resistedFlat", { sum, harm, taken }, "{sum} = {harm}: takes {taken}")
       : w("resistedFlatNone", { sum }, "{sum}: nothing gets through");

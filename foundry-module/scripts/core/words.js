@@ -34,9 +34,10 @@ export function format(template, params = {}, locale = BASE_LOCALE) {
  * @param {object} params
  * @param {object|((code:string)=>string|undefined)} catalogue a code→template map
  *   (codes.json's shape, nested or flat) or a lookup function
+ * @param {string} [locale] the reader's language, for numbers
  * @returns {string} the sentence, or the code itself with its params when unknown
  */
-export function render(code, params = {}, catalogue = {}) {
+export function render(code, params = {}, catalogue = {}, locale = BASE_LOCALE) {
   let template;
   if (typeof catalogue === "function") template = catalogue(code);
   else if (catalogue) template = lookup(catalogue, code);
@@ -44,7 +45,7 @@ export function render(code, params = {}, catalogue = {}) {
     const p = params && Object.keys(params).length ? ` ${JSON.stringify(params)}` : "";
     return `${code}${p}`;
   }
-  return format(template, params);
+  return format(template, params, locale);
 }
 
 function lookup(catalogue, code) {
@@ -87,8 +88,8 @@ export function translator(lookup, { missing = (key) => key, locale = BASE_LOCAL
  * Everything a face needs to word things for one reader, in one object:
  * `words.t(key, params)` (translator), `words.number(n)`, `words.list(items)`,
  * `words.time(seconds)` and `words.duration(seconds)` (clock readings and
- * spans of game time), `words.readable(params, names)` and
- * `words.error(err, names)`. The pages and the module each make one from
+ * spans of game time), `words.readable(params, names)`,
+ * `words.error(err, names)` and `words.event(ev, names)`. The pages and the module each make one from
  * their language file and the reader's locale; `lookup` should already fall
  * back to English for a key the language lacks (Foundry's game.i18n does).
  * @param {string} locale a BCP 47 tag: "en", "de", "fr", "ru"
@@ -107,7 +108,32 @@ export function wordsFor(locale, lookup, { missing } = {}) {
     duration: (seconds) => formatDuration(seconds, how),
     readable: (params, names = {}) => readable(params, { names, ...how }),
     error: (err, names = {}) => errorSentence(err, { names, ...how }),
+    event: (ev, names = {}) => eventSentence(ev, { names, ...how }),
   };
+}
+
+/**
+ * A table event as a sentence for one reader: `VIGIL.Event.<code>` with the
+ * event's char and its params in words (`readable`). An event the viewer
+ * may read only the bare fact of (history_view.py: no params, so no
+ * numbers, kits or hidden names) says just that (`VIGIL.History.withheld`)
+ * rather than a sentence with its blanks showing; a code without words is
+ * the event's own text, else the code. The pages' history, the stream and
+ * the words check say events through it.
+ * @param {{code: string, char?: string|null, params?: object|null, text?: string}} ev
+ * @param {{names?: Record<string, string>, lookup?: (key: string) => string|undefined, locale?: string}} how
+ */
+export function eventSentence(ev, { names = {}, lookup = () => undefined, locale = BASE_LOCALE } = {}) {
+  const params = { ...(ev.params ?? {}) };
+  if (ev.char && params.char === undefined) params.char = ev.char;
+  if (params.target === undefined && ev.char) params.target = ev.char;
+  const sentence = render(ev.code, readable(params, { names, lookup, locale }), (code) => lookup(`VIGIL.Event.${code}`), locale);
+  if (sentence.startsWith(ev.code) && ev.text) return ev.text;
+  if (!ev.params && /\{[A-Za-z0-9_.]+\}/.test(sentence)) {
+    const withheld = lookup("VIGIL.History.withheld");
+    if (typeof withheld === "string") return format(withheld, { char: names[ev.char] ?? ev.char }, locale);
+  }
+  return sentence;
 }
 
 /** A key's last part in words ("VIGIL.Badge.seriously_injured" → "Seriously injured"). */
@@ -194,9 +220,10 @@ export function readable(params, { names = {}, lookup = () => undefined, locale 
     const text = lookup(key);
     return typeof text === "string" ? text : fallback;
   };
+  // A field's label; a Hursagmu trait (a key of the sheet's traits) by its trait words.
   const field = (name) => {
     const last = String(name).split(".").filter((p) => !/^\d+$/.test(p)).pop() ?? String(name);
-    return word(`VIGIL.Field.${last}`, spaced(last));
+    return word(`VIGIL.Field.${last}`, word(`VIGIL.Param.trait.${last}`, spaced(last)));
   };
   const yesNo = (key, v) => word(`VIGIL.Param.${key}.${v}`, word(`VIGIL.Param.${v}`, v ? "yes" : "no"));
   const value = (v, key = "") => {
@@ -229,6 +256,11 @@ export function readable(params, { names = {}, lookup = () => undefined, locale 
   if (out.counts && typeof out.counts === "object" && !Array.isArray(out.counts)) out.counts = counted(out.counts, lookup, locale);
   // A day of game time counted from 1, as the clock readings count it ("day 2, 07:15:03").
   if (Number.isInteger(out.day)) out.day += 1;
+  // A corrected field's new value: the words of that field's choices (a status "dying").
+  if (typeof out.field === "string" && typeof out.value === "string") {
+    const last = out.field.split(".").pop();
+    out.value = word(`VIGIL.Param.${last}.${out.value}`, word(`VIGIL.Choice.${last}.${out.value}`, word(`VIGIL.Badge.${out.value}`, out.value)));
+  }
   if (typeof out.field === "string") out.field = capital(field(out.field));
   if (typeof out.code === "string" && typeof lookup(`VIGIL.Error.${out.code}`) === "string") {
     const { code, ...rest } = params;
