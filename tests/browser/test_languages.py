@@ -44,7 +44,7 @@ WORD = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’][A-Za-z]+)?")
 # Proper names a page may show in any language: the games' names (as
 # SOURCES.md keeps them), the program's, and what the scenes type in
 # (characters get their id as a title-cased name; tables likewise; the
-# player link's label; an injury's label; Hursagmu's free-form traits).
+# player link's label; an injury's label).
 NAMES = [
     "Don't Rest Your Head",
     "Pain & Mettle",
@@ -53,8 +53,6 @@ NAMES = [
     "SHA-256",
     "Pat",
     "Cut arm",
-    "constitution",
-    "athlete",
 ]
 
 # The stream page's layouts (watch.js LAYOUTS).

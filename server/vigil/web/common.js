@@ -7,7 +7,7 @@
  * textContent (the `h` builder), never through innerHTML.
  */
 
-import { format, keyWords, namesOf, render, wordsFor } from "/client/core/words.js";
+import { keyWords, namesOf, wordsFor } from "/client/core/words.js";
 import { formatCountdown } from "/client/core/clock.js";
 import { explain } from "/client/core/explain.js";
 
@@ -220,21 +220,12 @@ export function errorSentence(err, names = {}) {
 }
 
 /**
- * A history event as a sentence: codes.json template with the event's char.
- * An event the viewer may read only the bare fact of (history_view.py: no
- * params, so no numbers, kits or hidden names) says just that, rather than
- * a sentence with its blanks showing.
+ * A history event as a sentence in the page's language (core/words.js
+ * `eventSentence`, as the module says it): names, not ids; an event the
+ * viewer may read only the bare fact of says just that.
  */
 export function eventSentence(ev, names = {}) {
-  const params = { ...(ev.params ?? {}) };
-  if (ev.char && params.char === undefined) params.char = ev.char;
-  if (params.target === undefined && ev.char) params.target = ev.char;
-  const template = lang[`VIGIL.Event.${ev.code}`];
-  const said = words.readable(params, names);
-  const sentence = typeof template === "string" ? format(template, said, locale) : render(ev.code, said);
-  if (sentence.startsWith(ev.code) && ev.text) return ev.text;
-  if (!ev.params && /\{[A-Za-z0-9_.]+\}/.test(sentence)) return t("VIGIL.History.withheld", { char: names[ev.char] ?? ev.char });
-  return sentence;
+  return words.event(ev, names);
 }
 
 /**

@@ -11,7 +11,7 @@
 
 import { CALM_COUNTDOWNS, badgeKey, badgeLook, conditionsOf, countdownKey, countdownsOf, counterKey, counters, kitUses, markedFaces, poolKey, rattleAt, readDie, talentsOf } from "/client/core/display.js";
 import { dieView, diceView } from "/client/core/dice-view.js";
-import { countdownText, h, t } from "./common.js";
+import { countdownText, h, localize, t } from "./common.js";
 
 // The display model (letters, shapes, tones, die readings) is the client
 // library's, shared with the Foundry overlays; re-exported for the pages.
@@ -99,6 +99,13 @@ function boxes(label, checked, total, key) {
   );
 }
 
+/** A Hursagmu trait in the page's words; one the GM made up keeps its own name. */
+function traitWord(name) {
+  const key = `VIGIL.Param.trait.${name}`;
+  const said = localize(key);
+  return said === key ? name : said;
+}
+
 /** The numbers of a character whose sheet this viewer may see, per game. */
 function numbers(system, ch) {
   const s = ch.sheet;
@@ -141,7 +148,7 @@ function numbers(system, ch) {
       "div",
       { class: "numbers" },
       shown,
-      traits.length ? h("div", { class: "note traits" }, traits.map(([k, v]) => `${k} ${v}`).join(" · ")) : null,
+      traits.length ? h("div", { class: "note traits" }, traits.map(([k, v]) => `${traitWord(k)} ${v}`).join(" · ")) : null,
     );
   }
   return null;
