@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { applyChanges, PatchError } from "../scripts/core/patch.js";
 import { VIGIL, haveVigil } from "./support/vigil-server.mjs";
+import { readFileSync } from "node:fs";
 import { gameTimeAt, formatCountdown } from "../scripts/core/clock.js";
 import { render, format } from "../scripts/core/words.js";
 
@@ -88,6 +89,10 @@ test("formatCountdown: mm:ss, h:mm:ss, days", () => {
   assert.equal(formatCountdown(3 * 86400 + 5), "3 days");
   assert.equal(formatCountdown(-5), "00:00");
   assert.equal(formatCountdown(2 * 86400, { days: (n) => `${n} jours` }), "2 jours");
+  // A language file's counted days, in its plural forms (Russian: 2 дня, 5 дней).
+  const ru = JSON.parse(readFileSync(new URL("../lang/ru.json", import.meta.url), "utf8"));
+  assert.equal(formatCountdown(2 * 86400, { lookup: (k) => ru[k], locale: "ru" }), "2 дня");
+  assert.equal(formatCountdown(5 * 86400, { lookup: (k) => ru[k], locale: "ru" }), "5 дней");
 });
 
 test("render fills {name} placeholders from codes.json-shaped catalogues", () => {

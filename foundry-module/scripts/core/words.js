@@ -89,9 +89,10 @@ export function translator(lookup, { missing = (key) => key, locale = BASE_LOCAL
  * `words.t(key, params)` (translator), `words.number(n)`, `words.list(items)`,
  * `words.time(seconds)` and `words.duration(seconds)` (clock readings and
  * spans of game time), `words.readable(params, names)`,
- * `words.error(err, names)` and `words.event(ev, names)`. The pages and the module each make one from
- * their language file and the reader's locale; `lookup` should already fall
- * back to English for a key the language lacks (Foundry's game.i18n does).
+ * `words.error(err, names)` and `words.event(ev, names)`. The pages and the
+ * module each make one from their language file and the reader's locale;
+ * `lookup` should already fall back to English for a key the language lacks
+ * (Foundry's game.i18n does).
  * @param {string} locale a BCP 47 tag: "en", "de", "fr", "ru"
  * @param {(key: string) => string|undefined} lookup
  * @param {{missing?: (key: string) => string}} [how]
