@@ -253,6 +253,10 @@ export function readable(params, { names = {}, lookup = () => undefined, locale 
     if (typeof out[key] === "string" || out[key] === null) out[key] = choice(key, out[key]);
     else if (Array.isArray(out[key])) out[key] = out[key].map((v) => choice(key, v)).join(", ");
   }
+  // A validation reason the server sends as a code too (plain_errors.py `why`, with its
+  // `limit` or `given`): the reader's words for it; the server's English where the file has none.
+  const reason = typeof params.why === "string" ? lookup(`VIGIL.Reason.${params.why}`) : undefined;
+  if (typeof reason === "string") out.reason = format(reason, { limit: params.limit, given: params.given }, locale);
   // Counts of harm ({wounds: 8, shocks: 1}) as people say them: "8 wounds and 1 shock", never a 0.
   if (out.counts && typeof out.counts === "object" && !Array.isArray(out.counts)) out.counts = counted(out.counts, lookup, locale);
   // A day of game time counted from 1, as the clock readings count it ("day 2, 07:15:03").
