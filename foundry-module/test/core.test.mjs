@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { applyChanges, PatchError } from "../scripts/core/patch.js";
 import { VIGIL, haveVigil } from "./support/vigil-server.mjs";
 import { readFileSync } from "node:fs";
-import { gameTimeAt, formatCountdown } from "../scripts/core/clock.js";
+import { ENGLISH, gameTimeAt, formatCountdown } from "../scripts/core/clock.js";
 import { render, format } from "../scripts/core/words.js";
 
 test("applyChanges sets, removes and descends, mutating in place", () => {
@@ -102,4 +102,9 @@ test("render fills {name} placeholders from codes.json-shaped catalogues", () =>
   assert.equal(render("nope", { a: 1 }, catalogue), 'nope {"a":1}');
   assert.equal(render("k", { n: 2 }, (code) => (code === "k" ? "{n} left" : undefined)), "2 left");
   assert.equal(format("{a} and {missing}", { a: [1, 2] }), "1, 2 and {missing}");
+});
+
+test("the clock's English without a language file is en.json's, word for word", () => {
+  const en = JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url), "utf8"));
+  for (const [key, text] of Object.entries(ENGLISH)) assert.equal(en[key], text, key);
 });
