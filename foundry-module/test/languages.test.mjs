@@ -17,7 +17,8 @@ import { VigilConnection, errorText } from "../scripts/connection.js";
 import { drawOverlay } from "../scripts/overlay/draw.js";
 import { overlayModel } from "../scripts/overlay/model.js";
 import { PIXI } from "./fakes/pixi.mjs";
-import { FakeHooks, FakeUser, FakeNotifications, fakeGame, install, uninstall, languageFile } from "./fakes/foundry.mjs";
+import { FakeHooks, FakeUser, FakeNotifications, fakeGame, install, uninstall } from "./fakes/foundry.mjs";
+import { i18nFor, languageFile } from "./fakes/languages.mjs";
 import { FakeDocument } from "./fakes/dom.mjs";
 
 const module = JSON.parse(readFileSync(new URL("../module.json", import.meta.url)));
@@ -32,7 +33,7 @@ const alice = new FakeUser({ id: "u-alice", name: "Alice" });
 function browser(language) {
   const env = {
     Hooks: new FakeHooks(),
-    game: fakeGame({ user: gm, users: [gm, alice], activeGM: gm, language }),
+    game: fakeGame({ user: gm, users: [gm, alice], activeGM: gm, i18n: i18nFor(language) }),
     ui: { notifications: new FakeNotifications() },
     CONFIG: {},
   };

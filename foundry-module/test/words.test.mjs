@@ -136,3 +136,11 @@ test("the words check in other languages: English faults only in English, Englis
   // A word people wrote (an injury's label) is theirs, whatever its language.
   assert.deepEqual(englishIn("Verletzung: broken arm", foreign, new Set(["broken", "arm"])), []);
 });
+
+test("a validation reason sent as a code (plain_errors.py `why`) reads in the reader's language", () => {
+  const refused = { code: "bad_input", params: { field: "pain", reason: "it must be 0 or more", why: "at_least", limit: 0 } };
+  assert.equal(wordsIn("en").error(refused), files.en["VIGIL.Error.bad_input"].replace("{field}", files.en["VIGIL.Field.pain"]).replace("{reason}", "it must be 0 or more"));
+  assert.ok(wordsIn("de").error(refused).includes("der Wert muss mindestens 0 sein"));
+  // A reason without words of its own keeps the server's English rather than vanishing.
+  assert.ok(wordsIn("ru").error({ code: "bad_input", params: { field: "pain", reason: "it must be text" } }).includes("it must be text"));
+});

@@ -167,7 +167,7 @@ async function renderers(files) {
   const common = await import(pathToFileURL(join(ROOT, "server", "vigil", "web", "common.js")).href);
   await common.loadCatalogue();
   globalThis.fetch = realFetch;
-  const { i18nFor } = await import("../test/fakes/foundry.mjs");
+  const { i18nFor } = await import("../test/fakes/languages.mjs");
   const { errorText } = await import("../scripts/connection.js");
   const { explain } = await import("../scripts/core/explain.js");
   const { wordsFor } = await import("../scripts/core/words.js");

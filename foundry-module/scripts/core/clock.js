@@ -26,8 +26,9 @@ export function remainingSeconds(countdown, now) {
 
 const pad = (n) => String(n).padStart(2, "0");
 
-/** English when a caller gives no language file (tests, early hooks): the words of lang/en.json. */
-const ENGLISH = {
+/** English when a caller gives no language file (tests, early hooks): the words of
+ * lang/en.json, which core.test.mjs holds them to. */
+export const ENGLISH = {
   "VIGIL.Time.reading": "day {day}, {time}",
   "VIGIL.Duration.days.one": "{n} day",
   "VIGIL.Duration.days.other": "{n} days",

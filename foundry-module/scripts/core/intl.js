@@ -45,7 +45,7 @@ export function formatNumber(n, locale = BASE_LOCALE) {
   return intl(Intl.NumberFormat, locale, { useGrouping: false, maximumFractionDigits: 2 }).format(n);
 }
 
-/** Items as one list in the locale's words: "a, b, and c", "a, b und c", "a, b и c". */
+/** Items as one list in the locale's words: "a, b and c", "a, b und c", "a, b и c". */
 export function formatList(items, locale = BASE_LOCALE) {
   return intl(Intl.ListFormat, locale, { type: "conjunction" }).format(items.map(String));
 }

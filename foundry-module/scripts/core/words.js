@@ -89,9 +89,10 @@ export function translator(lookup, { missing = (key) => key, locale = BASE_LOCAL
  * `words.t(key, params)` (translator), `words.number(n)`, `words.list(items)`,
  * `words.time(seconds)` and `words.duration(seconds)` (clock readings and
  * spans of game time), `words.readable(params, names)`,
- * `words.error(err, names)` and `words.event(ev, names)`. The pages and the module each make one from
- * their language file and the reader's locale; `lookup` should already fall
- * back to English for a key the language lacks (Foundry's game.i18n does).
+ * `words.error(err, names)` and `words.event(ev, names)`. The pages and the
+ * module each make one from their language file and the reader's locale;
+ * `lookup` should already fall back to English for a key the language lacks
+ * (Foundry's game.i18n does).
  * @param {string} locale a BCP 47 tag: "en", "de", "fr", "ru"
  * @param {(key: string) => string|undefined} lookup
  * @param {{missing?: (key: string) => string}} [how]
@@ -252,6 +253,10 @@ export function readable(params, { names = {}, lookup = () => undefined, locale 
     if (typeof out[key] === "string" || out[key] === null) out[key] = choice(key, out[key]);
     else if (Array.isArray(out[key])) out[key] = out[key].map((v) => choice(key, v)).join(", ");
   }
+  // A validation reason the server sends as a code too (plain_errors.py `why`, with its
+  // `limit` or `given`): the reader's words for it; the server's English where the file has none.
+  const reason = typeof params.why === "string" ? lookup(`VIGIL.Reason.${params.why}`) : undefined;
+  if (typeof reason === "string") out.reason = format(reason, { limit: params.limit, given: params.given }, locale);
   // Counts of harm ({wounds: 8, shocks: 1}) as people say them: "8 wounds and 1 shock", never a 0.
   if (out.counts && typeof out.counts === "object" && !Array.isArray(out.counts)) out.counts = counted(out.counts, lookup, locale);
   // A day of game time counted from 1, as the clock readings count it ("day 2, 07:15:03").

@@ -43,7 +43,6 @@
  *           is called with the data and the sender's user id.
  */
 
-import { readFileSync } from "node:fs";
 import { Container } from "./pixi.mjs";
 
 export class FakeHooks {
@@ -114,12 +113,6 @@ export class FakeNotifications {
   error(m) { this.messages.push(["error", m]); }
 }
 
-const LANG_DIR = new URL("../../lang/", import.meta.url);
-/** The module's language file for `code` ("en", "de", "fr", "ru"), as Foundry loads it from module.json's `languages`. */
-export function languageFile(code) {
-  return JSON.parse(readFileSync(new URL(`${code}.json`, LANG_DIR), "utf8"));
-}
-
 /**
  * game.i18n as Foundry's Localization [i18n]: the translations of `lang`
  * (its code), English as the fallback of a key they lack. `served` records
@@ -154,11 +147,6 @@ export function fakeI18n(translations, { lang = "en", fallback = {} } = {}) {
       return s === undefined ? k : fmt(s, p);
     },
   };
-}
-
-/** game.i18n of a Foundry whose core "language" setting is `code`, with the module's files. */
-export function i18nFor(code) {
-  return fakeI18n(languageFile(code), { lang: code, fallback: code === "en" ? {} : languageFile("en") });
 }
 
 /** A Token placeable: a PIXI container with a document, w/h, isVisible. */
@@ -251,7 +239,7 @@ export function fakeCanvas(tokens = [], zoom = 1) {
 
 /** Build a game for one user among `users`; `activeGM` is who Foundry
  * elects: by default an active full Gamemaster before an Assistant [i11242]. */
-export function fakeGame({ user, users, activeGM, lang, language, socket, actors = [], worldTime = 0 }) {
+export function fakeGame({ user, users, activeGM, lang, i18n, socket, actors = [], worldTime = 0 }) {
   // Each browser has its own User objects (as in Foundry); flags are shared,
   // standing in for the server syncing documents between browsers.
   const own = new Map(users.map((u) => [u.id, Object.assign(Object.create(Object.getPrototypeOf(u)), u)]));
@@ -268,8 +256,8 @@ export function fakeGame({ user, users, activeGM, lang, language, socket, actors
     user,
     users: usersColl,
     settings: new FakeSettings(),
-    // `language`: Foundry's core language setting (its files loaded [i18n]); else `lang`, English.
-    i18n: language ? i18nFor(language) : fakeI18n(lang),
+    // `i18n`: a Foundry set to another language (languages.mjs i18nFor); else `lang`, English.
+    i18n: i18n ?? fakeI18n(lang),
     socket,
     world: { id: "test-world" },
     time: { worldTime },
