@@ -39,7 +39,14 @@ from tests.support.commands import ws_command
 from tests.support.server import ServerProcess
 
 LANG = Path(__file__).resolve().parents[2] / "foundry-module" / "lang"
-WORD = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’][A-Za-z]+)?")
+WORD = re.compile(r"\w+(?:['’]\w+)?")
+
+
+def words_of(text: str) -> list[str]:
+    """The words of ``text``: runs of letters (an apostrophe inside), not
+    the letters of a number or a hash ("3f2be91a" holds no word "be")."""
+    return [w for w in WORD.findall(text) if w.replace("'", "").replace("’", "").isalpha()]
+
 
 # Proper names a page may show in any language: the games' names (as
 # SOURCES.md keeps them), the program's, and what the scenes type in
@@ -65,7 +72,7 @@ UNNAMED_POISON = {"the", "poison"}
 
 def language_words(code: str) -> set[str]:
     text = " ".join(json.loads((LANG / f"{code}.json").read_text(encoding="utf-8")).values())
-    return {w.lower() for w in WORD.findall(re.sub(r"\{[A-Za-z0-9_.]+\}", " ", text))}
+    return {w.lower() for w in words_of(re.sub(r"\{[A-Za-z0-9_.]+\}", " ", text))}
 
 
 def english_words(code: str) -> set[str]:
@@ -98,7 +105,7 @@ def english_in(text: str, english: set[str], names: list[str]) -> list[str]:
     """The English words in ``text`` once the ``names`` are taken out."""
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=re.IGNORECASE)
-    return sorted({w for w in WORD.findall(text) if w.lower() in english})
+    return sorted({w for w in words_of(text) if w.lower() in english})
 
 
 def around(text: str, word: str) -> str:
@@ -232,6 +239,7 @@ def test_english_words_leave_out_what_the_language_also_writes() -> None:
         english_in("Verlauf: Ysolde ist sterbend, Pain & Mettle", english, ["Ysolde", "Pain & Mettle"]) == []
     )
     assert english_in("Verlauf: Ysolde is dying", english, ["Ysolde"]) == ["dying", "is"]
+    assert english_in("Würfel 3f2be91a, Tag 2", english, []) == []
 
 
 async def test_the_sign_in_verify_and_operator_pages_show_no_english_in_german_and_russian(
