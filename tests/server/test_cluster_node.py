@@ -55,7 +55,9 @@ class Node:
     async def settle(self) -> None:
         """Until every task the node spawned for what it was fed is done."""
         for _ in range(100):
-            pending = [t for t in self.cluster.tasks if not t.done()]
+            pending = [
+                t for tasks in (self.cluster.tasks, self.hub.fanout.ending) for t in tasks if not t.done()
+            ]
             if not pending:
                 return
             await asyncio.wait(pending, timeout=5)
@@ -82,7 +84,7 @@ async def attached_elsewhere(cluster: Cluster, url: str, table: str, owner: str)
     a hello as a client sends it; the owner's answers are the test's to feed."""
     orphans(url, table)
     lease_to(url, table, owner)
-    conn = Conn(ws=StubSocket())  # type: ignore[arg-type]
+    conn = Conn(ws=StubSocket(), sockets=cluster.hub.fanout)  # type: ignore[arg-type]
     token = tokens.sign("k", tokens.new_record(table, "gm", [], "gm", 30))
     hello = Hello(protocol=PROTOCOL_VERSION, token=token, session="s")
     assert await cluster.hello(conn, hello, table) is None
@@ -179,7 +181,7 @@ async def test_an_operator_request_for_a_table_nobody_owns_leaves_nothing_behind
     orphans(postgres_url, "nobodys")
     sent: list[bytes] = []
     monkeypatch.setattr(node.hub.fanout, "send", lambda conn, message, *rest: sent.append(message))
-    operator = Conn(ws=StubSocket(), role="operator", token_id="op")  # type: ignore[arg-type]
+    operator = Conn(ws=StubSocket(), sockets=node.hub.fanout, role="operator", token_id="op")  # type: ignore[arg-type]
     for table in ("nobodys", "nowhere"):
         frame = b'{"type":"cmd","id":"m1","table":"%s","body":{"type":"table.export"}}' % table.encode()
         await node.cluster.forward(operator, "m1", frame, table)
@@ -226,7 +228,9 @@ def beacons(node: Node) -> list[wire.Beacon]:
 
 
 async def test_a_node_whose_leases_are_in_doubt_sends_no_beacon(node: Node) -> None:
-    node.host.join(RemoteConn(node="n2", ref=1, role="spectator"))  # another node watches t1
+    node.host.join(
+        RemoteConn(node="n2", ref=1, link=node.cluster, role="spectator")
+    )  # another node watches t1
     node.cluster.beacons()
     assert [(b.t, b.owner) for b in beacons(node)] == [("t1", "n1")]
     # Its last renewal began a lease ago (it was paused): t1 may be another's.

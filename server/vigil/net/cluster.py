@@ -52,11 +52,9 @@ from vigil.net import cluster_wire as wire
 from vigil.net import connection, metrics
 from vigil.net.errors import error_message
 from vigil.net.follower import Action, Answered, CheckOwner, Close, Follower, Send
-from vigil.net.host import Conn, RemoteConn, Rendered, TableHost
+from vigil.net.host import Conn, RemoteAck, RemoteConn, Rendered, TableHost
 from vigil.net.hub import Hub
-from vigil.net.relay import Reply
 from vigil.net.tasks import Tasks
-from vigil.net.writer import end
 from vigil.protocol import Hello
 from vigil.store.base import TableRecord, Unavailable
 from vigil.store.leases import Leases
@@ -254,17 +252,13 @@ class Cluster:
             peer.node, wire.Deliver(t=peer.table or "", ref=peer.ref, msgs=messages, rev=rev, epoch=epoch)
         )
 
-    def answer(self, reply: Reply) -> None:
-        peer = reply.peer
-        assert isinstance(peer, RemoteConn)
-        self._to(peer.node, wire.Answer(t=peer.table or "", ref=peer.ref, id=reply.id, data=reply.data))
+    def answer(self, peer: RemoteConn, id: str, data: bytes) -> None:
+        self._to(peer.node, wire.Answer(t=peer.table or "", ref=peer.ref, id=id, data=data))
 
-    def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None) -> None:
+    def publish(self, host: TableHost, rendered: list[Rendered], ack: RemoteAck | None) -> None:
         keys = host.remote_keys
         revs = [(rev, {k: m for k, m in messages.items() if k in keys}) for rev, messages in rendered]
-        acks = []
-        if reply is not None and isinstance(reply.peer, RemoteConn):
-            acks.append((reply.peer.node, reply.peer.ref, reply.id, reply.data))
+        acks = [] if ack is None else [(ack.node, ack.ref, ack.id, ack.data)]
         bundle = wire.Bundle(t=host.table.id, epoch=host.table.epoch, revs=revs, acks=acks)
         self.bus.publish(busmod.table_channel(host.table.id), wire.encoder.encode(bundle))
 
@@ -344,8 +338,10 @@ class Cluster:
                 return None
             self._moved_away(m.node, m.t, m.ref)
             return None
-        peer = RemoteConn(node=m.node, ref=m.ref)
-        refusal = await connection.enter(self.hub, peer, m.token, m.resume, m.session, self._attached)
+        peer = RemoteConn(node=m.node, ref=m.ref, link=self)
+        refusal = await connection.enter(
+            self.hub, peer, m.token, m.resume, m.session, lambda: self._attached(peer)
+        )
         if refusal is not None:
             close, code, data = refusal
             self._to(m.node, wire.Shut(t=m.t, ref=m.ref, code=int(close), reason=code, data=data))
@@ -375,7 +371,9 @@ class Cluster:
         host = self.hub.hosts.get(m.t)
         peer: RemoteConn | None
         if m.operator is not None:
-            peer = RemoteConn(node=m.node, ref=m.ref, role="operator", token_id=m.operator, label="operator")
+            peer = RemoteConn(
+                node=m.node, ref=m.ref, link=self, role="operator", token_id=m.operator, label="operator"
+            )
         else:
             peer = host.remote.get((m.node, m.ref)) if host is not None else None
         if host is None or peer is None:
@@ -576,7 +574,7 @@ class Cluster:
     def _shut(self, conn: Conn, code: CloseCode, reason: str) -> None:
         """Close ``conn``; its client reconnects and resumes (1013)."""
         self.leave(conn)
-        self._spawn(end(conn, code, reason))
+        conn.close(code, reason)
 
     def _resume_elsewhere(self, conns: list[Conn]) -> None:
         """The table of ``conns`` moved: each resumes where it is now."""

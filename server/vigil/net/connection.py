@@ -9,7 +9,6 @@ connection closing. What a command does is :mod:`vigil.net.commands`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -25,7 +24,6 @@ from vigil.net import commands, metrics, rate
 from vigil.net.errors import Refused, error_message
 from vigil.net.host import Conn, Peer, RemoteConn, TableHost
 from vigil.net.hub import Hub
-from vigil.net.relay import Reply
 from vigil.net.writer import GivenUp
 from vigil.plain_errors import refusal
 from vigil.protocol import (
@@ -52,7 +50,7 @@ UNREADABLE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
 async def handle(hub: Hub, ws: ServerConnection) -> None:
-    conn = Conn(ws=ws, bucket=rate.full(hub.config.rate_burst, time.monotonic()))
+    conn = Conn(ws=ws, sockets=hub.fanout, bucket=rate.full(hub.config.rate_burst, time.monotonic()))
     expiry: asyncio.TimerHandle | None = None
     connected = None
     try:
@@ -152,18 +150,7 @@ def _decode(frame: str | bytes) -> Ping | Request | bytes:
 
 
 async def _answer(conn: Conn, data: bytes) -> None:
-    with contextlib.suppress(ConnectionClosed):
-        await conn.ws.send(data, text=True)
-        metrics.REPLY_BYTES.inc(len(data))
-
-
-async def _respond(hub: Hub, peer: Peer, data: bytes, msg_id: str) -> None:
-    """The answer to request ``msg_id``: on this node's socket, or over the
-    bus to the node holding the connection."""
-    if isinstance(peer, Conn):
-        await _answer(peer, data)
-    else:
-        hub.fanout.answer(Reply(peer, msg_id, data))
+    await conn.sockets.reply(conn, data)
 
 
 async def _hello(hub: Hub, conn: Conn) -> bool:
@@ -223,7 +210,7 @@ async def enter(
     token: str,
     resume: tuple[int, int] | None,
     session: str,
-    attached: Callable[[RemoteConn], None] | None = None,
+    attached: Callable[[], None] | None = None,
 ) -> tuple[CloseCode, str, bytes] | None:
     """Let ``peer`` in with ``token`` (and its client's ``session``), on the
     node that owns its table (its own connection, or one another node
@@ -272,7 +259,7 @@ def _join(
     claims: auth.Claims,
     record: TokenRecord,
     resume: tuple[int, int] | None,
-    attached: Callable[[RemoteConn], None] | None,
+    attached: Callable[[], None] | None,
 ) -> tuple[CloseCode, str, bytes] | None:
     """The rest of :func:`enter`, the table's lock held."""
     if host.record.archived and claims.role != "gm":
@@ -296,8 +283,8 @@ def _join(
         # admits again, nothing awaited since); a remote connection's node
         # hears it was taken first.
         hub.make_room(host, peer)
-        if attached is not None and isinstance(peer, RemoteConn):
-            attached(peer)
+        if attached is not None:
+            attached()
         hub.subscribe(host, peer, encoder.encode(welcome), resume)
     except Refused as exc:
         return CloseCode.TRY_AGAIN_LATER, exc.code, error_message(exc.code, exc.params, None)
@@ -392,7 +379,7 @@ async def _guarded(hub: Hub, conn: Peer, msg_id: str, work: Awaitable[bytes]) ->
         log.exception("internal_error", msg=msg_id)
         reply = error_message("internal", {}, msg_id)
     if reply:
-        await _respond(hub, conn, reply, msg_id)
+        await conn.respond(msg_id, reply)
 
 
 def _reason(exc: Exception) -> str:
