@@ -155,7 +155,7 @@ async def test_a_table_whose_pause_fails_as_it_is_taken_does_not_stop_the_sweep(
     # Both were left running by a node gone for long: each is paused as it
     # is taken, and the first one's pause cannot be committed (the store
     # holds another entry at its rev, or its outcome is unknown).
-    monkeypatch.setattr("vigil.net.hub.timers.held_since", lambda table, mark: time.time())
+    monkeypatch.setattr("vigil.net.hub.presence.held_since", lambda table, mark: time.time())
     held: list[str] = []
 
     async def hold(host: TableHost, at: float | None) -> None:

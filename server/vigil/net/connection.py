@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import msgspec
 import structlog
@@ -20,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
-from vigil.net import commands, metrics, rate
+from vigil.net import admission, commands, metrics, rate
 from vigil.net.errors import Refused, error_message
 from vigil.net.host import Conn, Peer, RemoteConn, TableHost
 from vigil.net.hub import Hub
@@ -43,10 +42,6 @@ from vigil.store.base import TokenRecord, Unavailable
 
 log = structlog.get_logger("vigil")
 SERVER = f"vigil/{__version__}"
-# What a frame that is no message raises when decoded: a frame nested
-# deeper than the decoder goes raises RecursionError, and is as unreadable
-# as any other (a bad_message, not the end of the connection).
-UNREADABLE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
 async def handle(hub: Hub, ws: ServerConnection) -> None:
@@ -143,7 +138,7 @@ def _decode(frame: str | bytes) -> Ping | Request | bytes:
         code, params = refusal(str(exc))
         return error_message(code, params, _peek_id(frame))
     except (msgspec.DecodeError, RecursionError) as exc:
-        return error_message("bad_message", {"reason": _reason(exc)}, _peek_id(frame))
+        return error_message("bad_message", {"reason": admission.reason(exc)}, _peek_id(frame))
     if isinstance(msg, Ping):
         return msg
     return msg, frame.encode() if isinstance(frame, str) else frame
@@ -159,22 +154,11 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
     except (TimeoutError, ConnectionClosed):
         await conn.ws.close(CloseCode.HELLO_EXPECTED, "hello expected")
         return False
-    try:
-        msg = client_decoder.decode(frame)
-    except UNREADABLE as exc:
-        await _refuse_hello(conn, "bad_message", {"reason": _reason(exc)})
+    greeting = admission.read_hello(frame)
+    if isinstance(greeting, admission.Refusal):
+        await _refuse_hello(conn, greeting)
         return False
-    if not isinstance(msg, Hello):
-        await _refuse_hello(conn, "hello_first", {})
-        return False
-    if msg.protocol != PROTOCOL_VERSION:
-        await _refuse_hello(conn, "bad_protocol", {"server": PROTOCOL_VERSION, "client": msg.protocol})
-        return False
-    try:
-        scope = auth.scope_of(msg.token)
-    except auth.TokenError as exc:  # not a token's shape: final, as a bad signature is
-        await _refuse_hello(conn, exc.code, {})
-        return False
+    msg, scope = greeting.hello, greeting.scope
     if scope != auth.OPERATOR_SCOPE and not hub.placement.serves(scope):
         # Another node's table (or nobody's yet): attached to its owner.
         refused = await hub.placement.hello(conn, msg, scope)
@@ -182,14 +166,9 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
             _bind(conn)
             return True
         if refused != "local":
-            again = refused in ("table_unavailable", "store_unavailable")
-            close = CloseCode.TRY_AGAIN_LATER if again else CloseCode.REFUSED
-            await _refuse_hello(conn, refused, {}, close=close)
+            await _refuse_hello(conn, admission.refused(refused))
             return False
-    resume = None
-    if msg.resume is not None and msg.resume.table == scope:
-        resume = (msg.resume.epoch, msg.resume.rev)
-    refusal = await enter(hub, conn, msg.token, resume, msg.session)
+    refusal = await enter(hub, conn, msg.token, greeting.resume, msg.session)
     if refusal is not None:
         close, code, data = refusal
         await _answer(conn, data)
@@ -298,11 +277,9 @@ def _unavailable() -> tuple[CloseCode, str, bytes]:
     return CloseCode.TRY_AGAIN_LATER, "table_unavailable", error_message("table_unavailable", {}, None)
 
 
-async def _refuse_hello(
-    conn: Conn, code: str, params: dict[str, Any], close: CloseCode = CloseCode.REFUSED
-) -> None:
-    await _answer(conn, error_message(code, params, None))
-    await conn.ws.close(close, code)
+async def _refuse_hello(conn: Conn, refusal: admission.Refusal) -> None:
+    await _answer(conn, error_message(refusal.code, refusal.params, None))
+    await conn.ws.close(refusal.close, refusal.code)
 
 
 async def _message(hub: Hub, conn: Conn, msg: TableRequest | Hello, data: bytes) -> None:
@@ -342,7 +319,7 @@ async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
     table this node owns: run as this node's own connections' are."""
     try:
         msg = client_decoder.decode(frame)
-    except UNREADABLE:
+    except admission.UNREADABLE:
         return  # the forwarding node decoded it already
     if isinstance(msg, TableRequest):
         await _request(hub, peer, msg)
@@ -382,14 +359,10 @@ async def _guarded(hub: Hub, conn: Peer, msg_id: str, work: Awaitable[bytes]) ->
         await conn.respond(msg_id, reply)
 
 
-def _reason(exc: Exception) -> str:
-    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-
-
 def _peek_id(frame: str | bytes) -> str | None:
     try:
         data = msgspec.json.decode(frame)
-    except UNREADABLE:
+    except admission.UNREADABLE:
         return None
     value = data.get("id") if isinstance(data, dict) else None
     return value if isinstance(value, str) and len(value) <= 64 else None

@@ -37,7 +37,7 @@ import structlog
 from vigil.changes import Change, LogEntry
 from vigil.close_codes import CloseCode
 from vigil.config import Config
-from vigil.net import metrics, timers
+from vigil.net import metrics, presence, timers
 from vigil.net.committer import Committer
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut, encode
@@ -185,12 +185,12 @@ class Writer:
     async def pause_without_gm(self, host: TableHost) -> None:
         """The last GM left: pause a running clock (the anchor keeps why)."""
         with contextlib.suppress(RuleError, Refused, GivenUp):
-            await self.run(host, Edit(make=timers.auto_pause))
+            await self.run(host, Edit(make=presence.auto_pause))
 
     async def resume_with_gm(self, host: TableHost) -> None:
         """A GM is back: run the clock that was paused for want of one."""
         with contextlib.suppress(RuleError, Refused, GivenUp):
-            await self.run(host, Edit(make=timers.auto_resume))
+            await self.run(host, Edit(make=presence.auto_resume))
 
     async def hold(self, host: TableHost, at: float | None) -> None:
         """Pause a running clock for want of a GM, as it stood at wall time
@@ -198,10 +198,12 @@ class Writer:
         timer, without applying what fell due since ``at``) and at a clean
         stop (when new commands are refused already)."""
         async with host.lock:
-            if not timers.holds(host.table):
+            if not presence.holds(host.table):
                 return
             edit = (
-                Edit(make=timers.auto_pause) if at is None else Edit(make=timers.pause_at(at), advance=False)
+                Edit(make=presence.auto_pause)
+                if at is None
+                else Edit(make=presence.pause_at(at), advance=False)
             )
             try:
                 await self._apply(host, edit, None)
