@@ -189,7 +189,7 @@ async def test_an_operator_request_for_a_table_nobody_owns_leaves_nothing_behind
         ("m1", "table_unavailable"),
         ("m1", "unknown_table"),
     ]
-    assert node.cluster._operators == {} and node.cluster._waiting == {}
+    assert node.cluster.waiting() == 0
 
 
 def lease_to(url: str, table: str, node: str) -> None:
@@ -221,21 +221,33 @@ async def test_a_hello_that_finds_the_table_moved_sends_the_connections_of_its_f
 
 
 def beacons(node: Node) -> list[wire.Beacon]:
-    """The beacons the node has queued on its bus (and forgets them)."""
-    queued, node.cluster.bus._out[:] = list(node.cluster.bus._out), []
-    decoded = [wire.decoder.decode(data) for _, data, _ in queued]
+    """The beacons the node publishes on its bus in one round (recorded in
+    place of being sent: Bus.publish is the node's one way out)."""
+    published: list[bytes] = []
+    bus = node.cluster.bus
+    send = bus.publish
+    bus.publish = lambda channel, data: published.append(data)  # type: ignore[method-assign]
+    try:
+        node.cluster.beacons()
+    finally:
+        bus.publish = send  # type: ignore[method-assign]
+    decoded = [wire.decoder.decode(data) for data in published]
     return [m for m in decoded if isinstance(m, wire.Beacon)]
 
 
+def later(node: Node, seconds: float) -> None:
+    """The node's clock moved on by ``seconds`` (as over a pause of the
+    process: nothing of it ran meanwhile)."""
+    clock = node.cluster.clock
+    node.cluster.clock = lambda: clock() + seconds
+
+
 async def test_a_node_whose_leases_are_in_doubt_sends_no_beacon(node: Node) -> None:
-    node.host.join(
-        RemoteConn(node="n2", ref=1, link=node.cluster, role="spectator")
-    )  # another node watches t1
-    node.cluster.beacons()
+    # Another node watches t1.
+    node.host.join(RemoteConn(node="n2", ref=1, link=node.cluster, role="spectator"))
     assert [(b.t, b.owner) for b in beacons(node)] == [("t1", "n1")]
-    # Its last renewal began a lease ago (it was paused): t1 may be another's.
-    node.cluster._renewed = time.monotonic() - 2 * LEASE
-    node.cluster.beacons()
+    # Its last renewal began two leases ago (it was paused): t1 may be another's.
+    later(node, 2 * LEASE)
     assert beacons(node) == []
 
 
@@ -247,7 +259,7 @@ async def test_a_node_back_after_a_lease_without_heartbeat_attaches_its_connecti
     await cluster.sweep()  # renewed in time: kept
     assert cluster.remote(watching)
     # Paused for two leases: n2 saw no heartbeat and let the connection go.
-    cluster._renewed = time.monotonic() - 2 * LEASE
+    later(node, 2 * LEASE)
     await cluster.sweep()
     await node.settle()
     assert watching.ws.closed == [(1013, "resync")]  # type: ignore[attr-defined]
@@ -273,13 +285,14 @@ async def test_what_the_follower_decides_is_done_to_the_connections(
     assert not node.cluster.remote(conn)
 
 
-async def test_a_table_just_taken_is_announced_even_with_no_other_node_watching(node: Node) -> None:
+async def test_a_table_just_taken_is_announced_even_with_no_other_node_watching(
+    node: Node, postgres_url: str
+) -> None:
     """Another node may hold connections attached to the table's former
     owner (a process of this node's name, before a restart) that this one
     does not know: its beacons go out for a lease after the take."""
-    node.cluster.beacons()
     assert beacons(node) == []  # nobody attached, nothing taken lately
-    node.cluster._announce["t1"] = time.monotonic() + LEASE
-    node.cluster.beacons()
-    fence = node.cluster.leases.store.fences["t1"]
-    assert [(b.t, b.owner, b.fence) for b in beacons(node)] == [("t1", "n1", fence)]
+    orphans(postgres_url, "o1")
+    assert await node.cluster.claim("o1")  # a hello found it orphaned
+    fence = node.cluster.leases.store.fences["o1"]
+    assert [(b.t, b.owner, b.fence) for b in beacons(node)] == [("o1", "n1", fence)]
