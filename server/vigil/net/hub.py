@@ -4,7 +4,8 @@ connect (tokens), who watches which table, and reading their logs.
 The hub holds the parts of the edge together: the commit groups
 (:mod:`~vigil.net.committer`), fan-out (:mod:`~vigil.net.fanout`) and the
 single writer (:mod:`~vigil.net.writer`), the one path by which a table
-changes; timers and presence (:mod:`~vigil.net.timers`) wake it.
+changes; timers (:mod:`~vigil.net.timers`) and presence
+(:mod:`~vigil.net.presence`) wake it.
 
 Every store call is awaited through :class:`~vigil.net.storage.Storage`,
 which alone decides loop or thread; the store is called directly only at
