@@ -1,7 +1,9 @@
 """The network edge, a module per job around a whole table:
 
 - :mod:`~vigil.net.connection`: one connection's loop (hello, rate limit,
-  decoding, error answers);
+  decoding, error answers); :mod:`~vigil.net.admission`: who is let in
+  (pure: the hello read, a table's places, the connection a reconnect
+  replaces);
 - :mod:`~vigil.net.commands`: what each command does (operator, admin,
   rules and table commands, history pages);
 - :mod:`~vigil.net.writer`: the one path by which a table changes (lock,
@@ -9,10 +11,12 @@
 - :mod:`~vigil.net.committer`: commit groups and snapshots;
 - :mod:`~vigil.net.fanout`: patches and snapshots to connections, the replay
   buffer, the watchdog of slow clients;
-- :mod:`~vigil.net.timers`: timers, and the clock's pause without a GM;
+- :mod:`~vigil.net.timers`: timers; :mod:`~vigil.net.presence`: what a
+  clock does as GMs come and go (pure);
 - :mod:`~vigil.net.hub`: the tables in memory, tokens, who watches what;
 - :mod:`~vigil.net.host`, :mod:`~vigil.net.errors`: a hosted table and a
-  connection; refusals;
+  connection (the port it is sent through: this node's socket or another
+  node); refusals;
 - :mod:`~vigil.net.placement`, :mod:`~vigil.net.relay`: the ports to where
   tables are served and to other nodes' connections, each with its
   implementation for a node alone; :mod:`~vigil.net.storage`: every store

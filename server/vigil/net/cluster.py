@@ -39,7 +39,7 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import msgspec
@@ -52,11 +52,9 @@ from vigil.net import cluster_wire as wire
 from vigil.net import connection, metrics
 from vigil.net.errors import error_message
 from vigil.net.follower import Action, Answered, CheckOwner, Close, Follower, Send
-from vigil.net.host import Conn, RemoteConn, Rendered, TableHost
+from vigil.net.host import Conn, RemoteAck, RemoteConn, Rendered, TableHost
 from vigil.net.hub import Hub
-from vigil.net.relay import Reply
 from vigil.net.tasks import Tasks
-from vigil.net.writer import end
 from vigil.protocol import Hello
 from vigil.store.base import TableRecord, Unavailable
 from vigil.store.leases import Leases
@@ -82,6 +80,10 @@ class Cluster:
         config = hub.config
         self.hub = hub
         self.node = config.node
+        # The clock this node measures its leases, beacons and cached keys
+        # by (monotonic seconds): a port, so that a test makes a lease stale
+        # by moving the clock on, as a pause of the process would.
+        self.clock: Callable[[], float] = time.monotonic
         self.leases = Leases(store, self.node, config.lease_seconds)
         self.bus = busmod.Bus(config.bus, self.node, self.receive)
         # The tables other nodes own that this node's connections watch,
@@ -116,7 +118,7 @@ class Cluster:
         self.tasks = Tasks("cluster")
         self._loops: list[asyncio.Task[None]] = []
         # When the last renewal that succeeded began (its leases run from then).
-        self._renewed = time.monotonic()
+        self._renewed = self.clock()
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -162,7 +164,7 @@ class Cluster:
                     log.warning("lease_sweep_failed", error=str(exc))
                 else:
                     log.exception("lease_sweep_failed")
-                if time.monotonic() - self._renewed > self.leases.ttl:
+                if self.clock() - self._renewed > self.leases.ttl:
                     # Its leases may have run out by now: another node may own
                     # its tables, so it serves none of them (stale views).
                     for host in list(self.hub.hosts.values()):
@@ -170,7 +172,7 @@ class Cluster:
 
     async def sweep(self) -> None:
         """One round of ownership (see :meth:`_own`)."""
-        began = time.monotonic()
+        began = self.clock()
         lost = await self.hub.storage.slow(self.leases.renew)
         if began - self._renewed > self.leases.ttl:
             # No heartbeat for a lease (paused, cut off): to the other nodes
@@ -226,7 +228,7 @@ class Cluster:
         """Whether this node's leases are surely still its own: its last
         renewal began less than a lease ago (by this node's clock, which
         only measures the interval)."""
-        return time.monotonic() - self._renewed < self.leases.ttl
+        return self.clock() - self._renewed < self.leases.ttl
 
     async def claim(self, table_id: str) -> bool:
         """Take ``table_id`` now if nobody owns it (a hello found it orphaned)."""
@@ -242,7 +244,7 @@ class Cluster:
     async def _adopt(self, table_id: str) -> None:
         """Serve a table just taken, and announce it for a lease (beacons)."""
         await self.hub.adopt(table_id)
-        self._announce[table_id] = time.monotonic() + self.leases.ttl
+        self._announce[table_id] = self.clock() + self.leases.ttl
 
     # -- the owner's side: reaching other nodes' connections (FanOut.relay) ----
 
@@ -254,17 +256,13 @@ class Cluster:
             peer.node, wire.Deliver(t=peer.table or "", ref=peer.ref, msgs=messages, rev=rev, epoch=epoch)
         )
 
-    def answer(self, reply: Reply) -> None:
-        peer = reply.peer
-        assert isinstance(peer, RemoteConn)
-        self._to(peer.node, wire.Answer(t=peer.table or "", ref=peer.ref, id=reply.id, data=reply.data))
+    def answer(self, peer: RemoteConn, id: str, data: bytes) -> None:
+        self._to(peer.node, wire.Answer(t=peer.table or "", ref=peer.ref, id=id, data=data))
 
-    def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None) -> None:
+    def publish(self, host: TableHost, rendered: list[Rendered], ack: RemoteAck | None) -> None:
         keys = host.remote_keys
         revs = [(rev, {k: m for k, m in messages.items() if k in keys}) for rev, messages in rendered]
-        acks = []
-        if reply is not None and isinstance(reply.peer, RemoteConn):
-            acks.append((reply.peer.node, reply.peer.ref, reply.id, reply.data))
+        acks = [] if ack is None else [(ack.node, ack.ref, ack.id, ack.data)]
         bundle = wire.Bundle(t=host.table.id, epoch=host.table.epoch, revs=revs, acks=acks)
         self.bus.publish(busmod.table_channel(host.table.id), wire.encoder.encode(bundle))
 
@@ -285,7 +283,7 @@ class Cluster:
         send the connections attached there elsewhere again."""
         if not self.holding():
             return
-        now = time.monotonic()
+        now = self.clock()
         for table_id, until in list(self._announce.items()):
             if until < now:
                 del self._announce[table_id]
@@ -344,8 +342,10 @@ class Cluster:
                 return None
             self._moved_away(m.node, m.t, m.ref)
             return None
-        peer = RemoteConn(node=m.node, ref=m.ref)
-        refusal = await connection.enter(self.hub, peer, m.token, m.resume, m.session, self._attached)
+        peer = RemoteConn(node=m.node, ref=m.ref, link=self)
+        refusal = await connection.enter(
+            self.hub, peer, m.token, m.resume, m.session, lambda: self._attached(peer)
+        )
         if refusal is not None:
             close, code, data = refusal
             self._to(m.node, wire.Shut(t=m.t, ref=m.ref, code=int(close), reason=code, data=data))
@@ -375,7 +375,9 @@ class Cluster:
         host = self.hub.hosts.get(m.t)
         peer: RemoteConn | None
         if m.operator is not None:
-            peer = RemoteConn(node=m.node, ref=m.ref, role="operator", token_id=m.operator, label="operator")
+            peer = RemoteConn(
+                node=m.node, ref=m.ref, link=self, role="operator", token_id=m.operator, label="operator"
+            )
         else:
             peer = host.remote.get((m.node, m.ref)) if host is not None else None
         if host is None or peer is None:
@@ -391,12 +393,12 @@ class Cluster:
         """The table's signing key (from the store, trusted for a few
         seconds unless ``fresh``)."""
         cached = self._keys.get(table_id)
-        if not fresh and cached is not None and time.monotonic() - cached[1] < KEY_SECONDS:
+        if not fresh and cached is not None and self.clock() - cached[1] < KEY_SECONDS:
             return cached[0]
         record = await self.hub.storage.slow(self.leases.store.table, table_id, HELLO_STORE_SECONDS)
         if record is None:
             return None
-        self._keys[table_id] = (record.key, time.monotonic())
+        self._keys[table_id] = (record.key, self.clock())
         return record.key
 
     async def _verify(self, table_id: str, token: str) -> auth.Claims:
@@ -464,7 +466,7 @@ class Cluster:
         # a last connection leaving meanwhile then does not unsubscribe the
         # channel (:meth:`_unsubscribe`), and every hello waits until Redis
         # has confirmed it, not only the first.
-        now = time.monotonic()
+        now = self.clock()
         follower = self.followed.setdefault(table_id, Follower(owner=lease, heard=now))
         follower.join(conn.ref, lease, now + self.hub.config.forward_seconds)
         self.conns[conn.ref] = conn
@@ -484,6 +486,12 @@ class Cluster:
             self.leave(conn)
             return "table_unavailable"
         return None
+
+    def waiting(self) -> int:
+        """What this node keeps for the requests it forwarded: each one not
+        answered yet, and each operator connection waiting on one (none
+        once every request is answered or refused)."""
+        return len(self._waiting) + len(self._operators)
 
     def remote(self, conn: Conn) -> bool:
         """Whether ``conn`` is attached to another node's table."""
@@ -576,7 +584,7 @@ class Cluster:
     def _shut(self, conn: Conn, code: CloseCode, reason: str) -> None:
         """Close ``conn``; its client reconnects and resumes (1013)."""
         self.leave(conn)
-        self._spawn(end(conn, code, reason))
+        conn.close(code, reason)
 
     def _resume_elsewhere(self, conns: list[Conn]) -> None:
         """The table of ``conns`` moved: each resumes where it is now."""
@@ -595,7 +603,7 @@ class Cluster:
         while True:
             await asyncio.sleep(period)
             self.beacons()
-            now = time.monotonic()
+            now = self.clock()
             for table_id, follower in list(self.followed.items()):
                 self._perform(table_id, follower, follower.tick(now, quiet))
 
@@ -646,7 +654,7 @@ class Cluster:
             if operator is not None and isinstance(m, wire.Answer | wire.Shut):
                 self._to_operator(operator, m)
             return
-        now = time.monotonic()
+        now = self.clock()
         match m:
             case wire.Attached():
                 actions = follower.attached(m.ref, m.key, now)
@@ -693,7 +701,7 @@ class Cluster:
     def _bundle(self, m: wire.Bundle) -> None:
         follower = self.followed.get(m.t)
         if follower is not None:
-            actions = follower.bundle(self.node, m.epoch, m.revs, m.acks, time.monotonic())
+            actions = follower.bundle(self.node, m.epoch, m.revs, m.acks, self.clock())
             self._perform(m.t, follower, actions)
 
     def _beacon(self, m: wire.Beacon) -> None:
@@ -705,4 +713,4 @@ class Cluster:
             # (a restart under its own id: the fence says so): every
             # connection resumes there.
             log.info("table_owner_changed", table=m.t, owner=m.owner, fence=m.fence)
-        self._perform(m.t, follower, follower.beacon((m.owner, m.fence), m.epoch, m.rev, time.monotonic()))
+        self._perform(m.t, follower, follower.beacon((m.owner, m.fence), m.epoch, m.rev, self.clock()))

@@ -4,7 +4,8 @@ connect (tokens), who watches which table, and reading their logs.
 The hub holds the parts of the edge together: the commit groups
 (:mod:`~vigil.net.committer`), fan-out (:mod:`~vigil.net.fanout`) and the
 single writer (:mod:`~vigil.net.writer`), the one path by which a table
-changes; timers and presence (:mod:`~vigil.net.timers`) wake it.
+changes; timers (:mod:`~vigil.net.timers`) and presence
+(:mod:`~vigil.net.presence`) wake it.
 
 Every store call is awaited through :class:`~vigil.net.storage.Storage`,
 which alone decides loop or thread; the store is called directly only at
@@ -28,7 +29,7 @@ from vigil import auth, tokens
 from vigil.changes import LogEntry
 from vigil.close_codes import CloseCode
 from vigil.config import Config
-from vigil.net import timers
+from vigil.net import admission, presence, timers
 from vigil.net.committer import Committer
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
@@ -107,7 +108,7 @@ class Hub:
         running, marked durable (one transaction for all of them)."""
         while True:
             await asyncio.sleep(self.config.presence_mark_seconds)
-            tables = timers.present(self.hosts.values())
+            tables = presence.present((h.table, h.gm_count()) for h in self.hosts.values())
             if tables:
                 await self._mark(tables)
 
@@ -192,10 +193,8 @@ class Hub:
             return
         finally:
             self._adopting.discard(table_id)
-        recent = (
-            mark is not None
-            and time.time() - mark < self.config.presence_mark_seconds + 3 * self.config.lease_seconds
-        )
+        config = self.config
+        recent = presence.runs_on(mark, time.time(), config.presence_mark_seconds, config.lease_seconds)
         if not await self._serve(host, mark, running_on=recent):
             self._spawn(self._pause_if_no_gm(host, 2 * self.config.lease_seconds))
 
@@ -207,7 +206,7 @@ class Hub:
         on a start. Whether it was stopped so. A pause that cannot be
         committed gives the table up (GivenUp: a node of a cluster takes it
         again later); it never ends the caller's loop over other tables."""
-        held = None if running_on else timers.held_since(host.table, mark)
+        held = None if running_on else presence.held_since(host.table, mark)
         if held is None:
             self._host(host)
             return False
@@ -218,7 +217,7 @@ class Hub:
 
     async def _pause_if_no_gm(self, host: TableHost, after: float) -> None:
         await asyncio.sleep(after)
-        if self.hosts.get(host.record.id) is host and host.gm_count() == 0 and timers.holds(host.table):
+        if self.hosts.get(host.record.id) is host and presence.unattended(host.table, host.gm_count()):
             await self.writer.pause_without_gm(host)
 
     def _given_up(self, host: TableHost) -> None:
@@ -259,7 +258,7 @@ class Hub:
         """``peer`` (this node's connection or another's) is gone; the last
         GM leaving a clock that must not run without one pauses it."""
         host.leave(peer, time.monotonic())
-        if not self.closing and timers.pauses_after(host, peer):
+        if not self.closing and presence.pauses_after(host.table, peer.role, host.gm_count()):
             self._spawn(self.writer.pause_without_gm(host))
 
     def remote_count(self) -> int:
@@ -389,20 +388,15 @@ class Hub:
     # -- watching -----------------------------------------------------------
 
     def admit(self, host: TableHost, conn: Peer) -> None:
-        """Refuse ``conn`` if the table has no place for it. Spectators take
-        at most ``max_spectators_per_table`` places, and one spectator link
-        at most ``max_spectators_per_token``: the other places are kept for
-        the GM and players, so that a shared link can never lock them out."""
+        """Refuse ``conn`` if the table has no place for it
+        (:func:`vigil.net.admission.no_place`)."""
         config = self.config
-        if host.count() >= config.max_connections_per_table:
-            raise Refused("table_full")
-        if conn.role != "spectator":
-            return
-        spectators = [c for c in host.conns() if c.role == "spectator"]
-        if len(spectators) >= config.max_spectators_per_table:
-            raise Refused("spectators_full")
-        if sum(1 for c in spectators if c.token_id == conn.token_id) >= config.max_spectators_per_token:
-            raise Refused("link_full")
+        places = admission.Places(
+            config.max_connections_per_table, config.max_spectators_per_table, config.max_spectators_per_token
+        )
+        code = admission.no_place(host.conns(), conn, places)
+        if code is not None:
+            raise Refused(code)
 
     def make_room(self, host: TableHost, conn: Peer) -> None:
         """Admit ``conn`` (:meth:`admit`), making room first if its own
@@ -417,10 +411,7 @@ class Hub:
             self.admit(host, conn)
             return
         except Refused:
-            formers = [
-                c for c in host.conns() if c is not conn and conn.session and c.session == conn.session
-            ]
-            formers = [c for c in formers if c.token_id == conn.token_id]
+            formers = admission.given_up(host.conns(), conn)
             if not formers:
                 raise
         for former in formers:
@@ -439,12 +430,9 @@ class Hub:
         self.fanout.send(conn, welcome)
         host.join(conn)
         self.fanout.catch_up(host, conn, resume)
-        if timers.resumes_for(host, conn):
+        if presence.resumes_for(host.table, conn.role):
             self._spawn(self.writer.resume_with_gm(host))
-        elif conn.role == "gm" and host.table.anchor.mode == "running" and host.gm_count() == 1:
-            # The first GM of a running clock: its presence is marked at
-            # once, not at the next mark, so that a crash (or a failover)
-            # in the meantime does not stop the clock where it stood before.
+        elif presence.marks_at_once(host.table, conn.role, host.gm_count()):
             self._spawn(self._mark([host.table.id]))
 
     def unsubscribe(self, conn: Conn) -> None:
