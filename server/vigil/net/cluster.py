@@ -445,7 +445,7 @@ class Cluster:
                 # Nobody could take it: deleted since its key was read, or
                 # its node is changing.
                 return "bad_token" if await self.key(table_id, fresh=True) is None else "table_unavailable"
-        conn.ref = next(self._refs)
+        conn.ref, conn.attached = next(self._refs), True
         conn.role, conn.token_id, conn.label, conn.expires = (
             claims.role,
             claims.token_id,

@@ -19,13 +19,13 @@ from vigil.changes import LogEntry
 from vigil.close_codes import CloseCode
 from vigil.export import BadDocument, export, read_export, table_info
 from vigil.history_view import history_page
-from vigil.net import metrics
+from vigil.net import metrics, routing
 from vigil.net.errors import Refused
 from vigil.net.host import Peer, TableHost
 from vigil.net.hub import Hub
 from vigil.net.relay import Reply
 from vigil.net.writer import Acker, Closing, Edit, GivenUp
-from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, LegalMoves, LegalQuery, TableRequest, encoder
+from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, LegalMoves, LegalQuery, encoder
 from vigil.rules.outcome import RuleError
 from vigil.store.base import Store
 from vigil.table_commands import (
@@ -67,10 +67,10 @@ async def command(hub: Hub, conn: Peer, msg: Cmd) -> bytes:
         case TableList():
             result = await _tables(hub)
         case TableDelete():
-            host = host_for(hub, conn, target(msg))
+            host = host_for(hub, conn, routing.target(msg))
             await hub.writer.run(host, _delete(hub, host, conn))
         case _:
-            reply = await _table_command(hub, conn, host_for(hub, conn, target(msg)), msg, plain)
+            reply = await _table_command(hub, conn, host_for(hub, conn, routing.target(msg)), msg, plain)
             metrics.ACCEPTED[tag].inc()
             return reply
     metrics.ACCEPTED[tag].inc()
@@ -94,18 +94,6 @@ async def _tables(hub: Hub) -> list[dict[str, Any]]:
         for r in await hub.placement.others()
     ]
     return listed
-
-
-def target(msg: TableRequest) -> str | None:
-    """The table a request is about: the one it names, or for table.delete
-    the one its body names; None for the operator's commands about no one
-    table (table.create, table.import, table.list)."""
-    if isinstance(msg, Cmd):
-        if isinstance(msg.body, TableCreate | TableImport | TableList):
-            return None
-        if isinstance(msg.body, TableDelete):
-            return msg.body.table
-    return msg.table
 
 
 def host_for(hub: Hub, conn: Peer, table: str | None) -> TableHost:
@@ -171,14 +159,18 @@ async def _table_command(hub: Hub, conn: Peer, host: TableHost, msg: Cmd, plain:
             if top is None:
                 raise RuleError("nothing_to_undo")
             entry = await hub.log_entry(host, top)
-            edit = Edit(actor=conn.actor, make=lambda t, w, c: t.undo(entry, c), request=_request(conn, msg))
+            edit = Edit(
+                actor=conn.actor,
+                make=lambda t, w, c: t.undo(entry, c),
+                request=routing.request_key(conn.token_id, conn.session, msg.id),
+            )
             await hub.writer.run(host, edit, _acker(conn, msg))
             return b""
         case _:
             edit = Edit(
                 actor=conn.actor,
                 make=lambda t, w, c: t.prepare(body, w, c, plain),
-                request=_request(conn, msg),
+                request=routing.request_key(conn.token_id, conn.session, msg.id),
             )
             await hub.writer.run(host, edit, _acker(conn, msg))
             return b""
@@ -193,13 +185,6 @@ def _acker(conn: Peer, msg: Cmd) -> Acker:
         return Reply(conn, msg.id, encoder.encode(Ack(id=msg.id, rev=rev, result=result)))
 
     return ack
-
-
-def _request(conn: Peer, msg: Cmd) -> str | None:
-    """What names a command across reconnects and nodes: its sender's
-    token, session and message id (a client keeps the id when it sends it
-    again); None for a client that names no session (nothing deduplicated)."""
-    return f"{conn.token_id}/{conn.session}/{msg.id}" if conn.session else None
 
 
 # -- admin edits: durable beyond the log, then kept, then connections ended ------

@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
-from vigil.net import admission, commands, metrics, rate
+from vigil.net import admission, commands, metrics, rate, routing
 from vigil.net.errors import Refused, error_message
 from vigil.net.host import Conn, Peer, RemoteConn, TableHost
 from vigil.net.hub import Hub
@@ -283,35 +283,18 @@ async def _refuse_hello(conn: Conn, refusal: admission.Refusal) -> None:
 
 
 async def _message(hub: Hub, conn: Conn, msg: TableRequest | Hello, data: bytes) -> None:
-    """One request of a connection of this node, checked here; a request
-    for a table another node owns goes there (``data``: its frame)."""
-    if isinstance(msg, Hello):
-        await _answer(conn, error_message("bad_message", {"reason": "already said hello"}, None))
-    elif conn.ref and conn.table is not None:
-        # Attached to another node's table: forwarded to its owner. Once
-        # detached (its table moved: the connection is closing with 1013),
-        # a frame still read from it is dropped unanswered, as a command
-        # that meets a moved table is (vigil.net.writer.GivenUp): its client
-        # sends it again once reconnected. Run here, it would be refused as
-        # for an unknown table.
-        if hub.placement.remote(conn):
-            await hub.placement.forward(conn, msg.id, data)
-    elif conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
-        await hub.placement.forward(conn, msg.id, data, table)
-    elif conn.ref and conn.role != "operator":
-        # Attached to another node's table, and let go since (it is being
-        # closed 1013): nothing is done here, where the table is not, and
-        # its client sends the request again once reconnected.
-        return
-    else:
-        await _request(hub, conn, msg)
-
-
-def _elsewhere(hub: Hub, msg: TableRequest) -> str | None:
-    """The table an operator's request is about, if this node does not own
-    it (:func:`vigil.net.commands.target`)."""
-    table = commands.target(msg)
-    return table if table is not None and not hub.placement.serves(table) else None
+    """One request of a connection of this node, routed
+    (:func:`vigil.net.routing.route`); a request for a table another node
+    owns goes there (``data``: its frame)."""
+    way = routing.route(
+        msg, conn.role, conn.attached, conn.attached and hub.placement.remote(conn), hub.placement.serves
+    )
+    if isinstance(way, routing.Local):
+        await _request(hub, conn, way.request)
+    elif isinstance(way, routing.Forward):
+        await hub.placement.forward(conn, way.id, data, way.table)
+    elif isinstance(way, routing.Refuse):
+        await _answer(conn, error_message("bad_message", {"reason": way.reason}, None))
 
 
 async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
