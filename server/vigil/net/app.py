@@ -125,9 +125,9 @@ async def create_demo(hub: Hub) -> dict[str, tuple[str, str]]:
     gm = Actor(id="vigil#demo", role="gm")
     for body in DEMO_CHARACTERS:
         await hub.writer.run(host, Edit(actor=gm, make=functools.partial(_prepare, body)))
-    gm_token, _ = await hub.mint(host, "gm", [], "demo gm", None)
-    spectator, _ = await hub.mint(host, "spectator", [], "demo stream", None)
-    player, _ = await hub.mint(host, "player", ["brannoc"], "Brannoc's player", None)
+    gm_token, _ = await hub.access.mint(host, "gm", [], "demo gm", None)
+    spectator, _ = await hub.access.mint(host, "spectator", [], "demo stream", None)
+    player, _ = await hub.access.mint(host, "player", ["brannoc"], "Brannoc's player", None)
     return {
         "GM dashboard": ("gm", gm_token),
         "Spectator view": ("spectator", spectator),
@@ -187,7 +187,7 @@ async def run(config: Config, on_ready: Callable[[Hub, Server], None] | None = N
     )
     for label, (role, token) in hub.demo_tokens.items():
         lines.append(f"{label}: {config.page_url(role, token)}")
-    lines.append(f"Operator token: {hub.operator_token()}")
+    lines.append(f"Operator token: {hub.access.operator_token()}")
     lines.append("More tokens: vigil token --table ID --role gm|player|spectator [--chars a,b]")
     print("\n".join(lines), file=sys.stdout, flush=True)
     stop = asyncio.Event()

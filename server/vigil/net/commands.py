@@ -132,15 +132,15 @@ async def _table_command(hub: Hub, conn: Peer, host: TableHost, msg: Cmd, plain:
                 raise RuleError("unknown_character", char=missing[0])
             if body.role == "player" and not body.chars:
                 raise Refused("bad_message", reason="a player token needs characters")
-            token, record = await hub.mint(host, body.role, body.chars, body.label, body.ttl_days)
+            token, record = await hub.access.mint(host, body.role, body.chars, body.label, body.ttl_days)
             url = hub.config.page_url(body.role, token)
             result = {"token": token, "token_id": record.token_id, "expires": record.expires, "url": url}
         case TokenList():
-            await hub.read_tokens(host)
+            await hub.access.read_tokens(host)
             result = [msgspec.to_builtins(t) for t in host.tokens.values()]
         case TokenRevoke():
             if body.token_id not in host.tokens:
-                await hub.read_tokens(host)
+                await hub.access.read_tokens(host)
             if body.token_id not in host.tokens:
                 raise Refused("bad_message", reason="unknown token id")
             await hub.writer.run(host, _revoke(host, conn, body.token_id))
@@ -150,7 +150,7 @@ async def _table_command(hub: Hub, conn: Peer, host: TableHost, msg: Cmd, plain:
         case TableArchive():
             await hub.writer.run(host, _archive(host, conn, body.archived))
         case TableExport():
-            result = export(table, host.record.archived, await hub.log(host))
+            result = export(table, host.record.archived, await hub.history.all(host))
         case HistoryReset():
             await hub.writer.run(host, _reset(host, conn))
             result = {"epoch": table.epoch}
@@ -158,7 +158,7 @@ async def _table_command(hub: Hub, conn: Peer, host: TableHost, msg: Cmd, plain:
             top = table.next_undo()
             if top is None:
                 raise RuleError("nothing_to_undo")
-            entry = await hub.log_entry(host, top)
+            entry = await hub.history.entry(host, top)
             edit = Edit(
                 actor=conn.actor,
                 make=lambda t, w, c: t.undo(entry, c),
@@ -279,7 +279,7 @@ def _reset(host: TableHost, conn: Peer) -> Edit:
 
 
 async def _created(hub: Hub, host: TableHost) -> dict[str, Any]:
-    token, record = await hub.mint(host, "gm", [], "gm", None)
+    token, record = await hub.access.mint(host, "gm", [], "gm", None)
     return {
         "table": host.record.id,
         "gm_token": token,
@@ -323,7 +323,7 @@ async def history(hub: Hub, conn: Peer, msg: HistoryQuery) -> bytes:
     entries: list[LogEntry] = []
     before = msg.before
     for _ in range(HISTORY_SCAN):
-        batch = await hub.history(host, before, msg.limit)
+        batch = await hub.history.page(host, before, msg.limit)
         entries += batch
         before = batch[-1].rev if len(batch) == msg.limit else None
         if before is None or len(history_page(entries, table, conn.viewer)) >= msg.limit:

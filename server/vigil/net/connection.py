@@ -199,7 +199,7 @@ async def enter(
     with. ``attached`` hears of a remote connection taken, before its
     welcome is sent."""
     try:
-        claims, record = await hub.authenticate(token)
+        claims, record = await hub.access.authenticate(token)
     except auth.TokenError as exc:
         return CloseCode.REFUSED, exc.code, error_message(exc.code, {}, None)
     except Unavailable:  # a token id not known yet, and the store unreachable

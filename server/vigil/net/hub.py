@@ -1,5 +1,7 @@
-"""The tables in memory: loading, making and deleting them, who may
-connect (tokens), who watches which table, and reading their logs.
+"""The tables in memory: loading, making and deleting them, and who
+watches which table. Who may connect (tokens) is :mod:`~vigil.net.access`,
+reading their logs back :mod:`~vigil.net.history_reads`; the hub composes
+them.
 
 The hub holds the parts of the edge together: the commit groups
 (:mod:`~vigil.net.committer`), fan-out (:mod:`~vigil.net.fanout`) and the
@@ -25,14 +27,16 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from vigil import auth, tokens
+from vigil import auth
 from vigil.changes import LogEntry
 from vigil.close_codes import CloseCode
 from vigil.config import Config
 from vigil.net import admission, presence, timers
+from vigil.net.access import Access
 from vigil.net.committer import Committer
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
+from vigil.net.history_reads import HistoryReads
 from vigil.net.host import Conn, Peer, TableHost
 from vigil.net.placement import LocalPlacement, Placement
 from vigil.net.replay import Replay
@@ -41,7 +45,7 @@ from vigil.net.tasks import Tasks
 from vigil.net.writer import GivenUp, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
-from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, Unavailable
+from vigil.store.base import Conflict, Store, TableRecord, Unavailable
 from vigil.table import Table
 
 if TYPE_CHECKING:
@@ -62,9 +66,9 @@ class Hub:
         self.committer = Committer(self.storage, config.snapshot_every)
         self.fanout = FanOut(config, self.hosts)
         self.writer = Writer(config, self.storage, self.committer, self.fanout, SecureDice())
-        self.server_key = store.server_secret()  # made before the loop serves anyone
-        self._operator = ""
-        self._operator_tokens: dict[str, TokenRecord] = {}
+        # Who may connect (tokens and keys), and the tables' logs read back.
+        self.access = Access(config, store, self.storage, self.hosts)
+        self.history = HistoryReads(store, self.storage)
         # The demo table's tokens on a first start, for the printed banner.
         self.demo_tokens: dict[str, tuple[str, str]] = {}
         self._tasks = Tasks("hub")
@@ -91,7 +95,7 @@ class Hub:
         """Load every table and arm its timer (restart = recovery). It reads
         the store on the loop: the server listens only once it is done."""
         self.committer.start()
-        self._operator = tokens.operator_token(self.store)
+        self.access.start()
         self.fanout.start()
         # A node alone loads every table (_load_all); a node of a cluster
         # only what it takes (vigil.net.cluster).
@@ -326,65 +330,6 @@ class Hub:
         self.hosts.pop(host.record.id, None)
         self._forget(host.record.id)  # its lease is no longer renewed
 
-    # -- tokens -------------------------------------------------------------
-
-    def operator_token(self) -> str:
-        """The server's operator token (stable: read or made at the start)."""
-        return self._operator
-
-    async def mint(
-        self, host: TableHost, role: auth.Role, chars: list[str], label: str, ttl_days: float | None
-    ) -> tuple[str, TokenRecord]:
-        """A token for ``host``'s table, recorded before it is handed out;
-        the lifetime defaults per role."""
-        if ttl_days is None:
-            ttl_days = self.config.token_days(role)
-        incarnations = host.table.incarnations()
-        token, record = await self.storage.quick(
-            tokens.issue,
-            self.store,
-            host.record.key,
-            host.record.id,
-            role,
-            chars,
-            label,
-            ttl_days,
-            incarnations,
-        )
-        host.tokens[record.token_id] = record
-        return token, record
-
-    async def read_tokens(self, host: TableHost) -> None:
-        """Learn the tokens of ``host``'s table that the store has and the
-        server does not (minted by ``vigil token`` while it runs), so that
-        the GM can list and revoke every one."""
-        stored = await self.storage.slow(self.store.tokens, host.record.id)
-        for record in stored:
-            host.tokens.setdefault(record.token_id, record)
-
-    async def authenticate(self, token: str) -> tuple[auth.Claims, TokenRecord]:
-        """Verify the signature first; only a validly signed token costs a
-        store read, and only when its id is not known yet (minted offline by
-        ``vigil token`` while the server runs)."""
-        scope = auth.scope_of(token)
-        now = time.time()
-        if scope == auth.OPERATOR_SCOPE:
-            claims = auth.verify(self.server_key, token, now)
-            known = self._operator_tokens
-        else:
-            host = self.hosts.get(scope)
-            if host is None:
-                raise auth.TokenError("bad_token")
-            claims = auth.verify(host.record.key, token, now)
-            known = host.tokens
-        if claims.token_id not in known:
-            stored = await self.storage.quick(self.store.tokens, scope)
-            known.update({t.token_id: t for t in stored})
-        record = known.get(claims.token_id)
-        if record is None or record.revoked:
-            raise auth.TokenError("token_revoked")
-        return claims, record
-
     # -- watching -----------------------------------------------------------
 
     def admit(self, host: TableHost, conn: Peer) -> None:
@@ -446,19 +391,3 @@ class Hub:
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` on its own (kept referenced, a failure logged)."""
         self._tasks.spawn(work)
-
-    # -- reading the log ----------------------------------------------------
-
-    async def history(self, host: TableHost, before: int | None, limit: int) -> list[LogEntry]:
-        """Up to ``limit`` entries of this epoch before rev ``before``,
-        newest first."""
-        table = host.table
-        return await self.storage.slow(self.store.history, table.id, table.epoch, before, limit)
-
-    async def log(self, host: TableHost) -> list[LogEntry]:
-        """Every entry of this epoch, oldest first."""
-        return list(reversed(await self.history(host, None, 10**9)))
-
-    async def log_entry(self, host: TableHost, rev: int) -> LogEntry | None:
-        table = host.table
-        return await self.storage.slow(self.store.entry, table.id, table.epoch, rev)
