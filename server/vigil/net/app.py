@@ -90,7 +90,8 @@ def make_hub(config: Config, store: Store) -> Hub:
 
         if not isinstance(store, PostgresStore):
             raise ValueError("a cluster's nodes share a PostgreSQL store")
-        hub.placement = hub.fanout.relay = Cluster(hub, store)
+        cluster = hub.placement = Cluster(hub, store)
+        hub.fanout.relay = cluster.peers
     return hub
 
 

@@ -20,7 +20,11 @@ watch go out once per edit in a :class:`~vigil.net.cluster_wire.Bundle`,
 each encoded once by the owner, and each node writes them to its sockets
 of those audiences. A request is forwarded to the owner, which runs it as
 its own connections' (the same code: vigil.net.connection) and answers;
-the ack of a change travels in the bundle, before its patches.
+the ack of a change travels in the bundle, before its patches. The
+owner's side of this (letting other nodes' connections in, reaching them,
+running their requests) is :mod:`~vigil.net.remote_peers`, the relay of a
+node of a cluster; this module composes it with ownership and with the
+following of other nodes' tables for this node's connections.
 
 **When it goes wrong**, a connection is closed with 1013 ("try again
 later") rather than left wrong: the client reconnects to any node, resumes
@@ -49,11 +53,12 @@ from vigil import auth
 from vigil.close_codes import CloseCode
 from vigil.net import bus as busmod
 from vigil.net import cluster_wire as wire
-from vigil.net import connection, metrics
+from vigil.net import metrics
 from vigil.net.errors import error_message
 from vigil.net.follower import Action, Answered, CheckOwner, Close, Follower, Send
-from vigil.net.host import Conn, RemoteAck, RemoteConn, Rendered, TableHost
+from vigil.net.host import Conn
 from vigil.net.hub import Hub
+from vigil.net.remote_peers import HELLO_STORE_SECONDS, RemotePeers
 from vigil.net.tasks import Tasks
 from vigil.protocol import Hello
 from vigil.store.base import TableRecord, Unavailable
@@ -66,10 +71,6 @@ log = structlog.get_logger("vigil")
 # hello on this node (a rotation closes the table's connections at once on
 # every node; a hello in that window is checked again by the owner).
 KEY_SECONDS = 5.0
-# How long a hello waits on the store (the table's key, its owner) before it
-# is refused 1013, "try again shortly": a client waits on it, so not the
-# background's patience (a PostgreSQL outage must not hold hellos for 20 s).
-HELLO_STORE_SECONDS = 2.0
 
 
 class Cluster:
@@ -101,11 +102,6 @@ class Cluster:
         # the first (the second then conflicts with the log forever).
         self._taking = asyncio.Lock()
         self._waiting: dict[tuple[int, str], asyncio.Future[None]] = {}
-        # Other nodes' connections being let in (their Attach is a task of
-        # its own), and whether their Detach came meanwhile: the Detach is
-        # read at once, and would otherwise find nothing to remove and leave
-        # the connection among the table's for good once it is in.
-        self._entering: dict[tuple[str, int], bool] = {}
         self._keys: dict[str, tuple[str, float]] = {}
         # The tables this node took lately, until when each is announced by
         # beacons even if no other node's connection is attached: another
@@ -117,6 +113,9 @@ class Cluster:
         # test feeding it messages waits on them.
         self.tasks = Tasks("cluster")
         self._loops: list[asyncio.Task[None]] = []
+        # The owner's side: other nodes' connections to this node's tables
+        # (the relay the fan-out publishes through: vigil.net.app).
+        self.peers = RemotePeers(hub, self.bus, store, self._spawn)
         # When the last renewal that succeeded began (its leases run from then).
         self._renewed = self.clock()
 
@@ -140,9 +139,7 @@ class Cluster:
         told to resume elsewhere, and every lease ends now (the others take
         the tables at once)."""
         self.halt()
-        for host in self.hub.hosts.values():
-            for peer in list(host.remote.values()):
-                self.close(peer, CloseCode.TRY_AGAIN_LATER, "node stopping")
+        self.peers.close_all(CloseCode.TRY_AGAIN_LATER, "node stopping")
         with contextlib.suppress(Exception):
             await self.hub.storage.slow(self.leases.release)
         await self.bus.stop()
@@ -246,29 +243,6 @@ class Cluster:
         await self.hub.adopt(table_id)
         self._announce[table_id] = self.clock() + self.leases.ttl
 
-    # -- the owner's side: reaching other nodes' connections (FanOut.relay) ----
-
-    def _to(self, node: str, message: wire.Wire) -> None:
-        self.bus.publish(busmod.inbox(node), wire.encoder.encode(message))
-
-    def send(self, peer: RemoteConn, messages: list[bytes], rev: int | None, epoch: int | None) -> None:
-        self._to(
-            peer.node, wire.Deliver(t=peer.table or "", ref=peer.ref, msgs=messages, rev=rev, epoch=epoch)
-        )
-
-    def answer(self, peer: RemoteConn, id: str, data: bytes) -> None:
-        self._to(peer.node, wire.Answer(t=peer.table or "", ref=peer.ref, id=id, data=data))
-
-    def publish(self, host: TableHost, rendered: list[Rendered], ack: RemoteAck | None) -> None:
-        keys = host.remote_keys
-        revs = [(rev, {k: m for k, m in messages.items() if k in keys}) for rev, messages in rendered]
-        acks = [] if ack is None else [(ack.node, ack.ref, ack.id, ack.data)]
-        bundle = wire.Bundle(t=host.table.id, epoch=host.table.epoch, revs=revs, acks=acks)
-        self.bus.publish(busmod.table_channel(host.table.id), wire.encoder.encode(bundle))
-
-    def close(self, peer: RemoteConn, code: CloseCode, reason: str) -> None:
-        self._to(peer.node, wire.Shut(t=peer.table or "", ref=peer.ref, code=int(code), reason=reason))
-
     def beacons(self) -> None:
         """Each owned table that other nodes watch: how far it is — as far
         as its patches were published (the newest rev of its replay buffer,
@@ -300,92 +274,6 @@ class Cluster:
                     t=table.id, epoch=host.record.epoch, rev=rev, owner=self.node, fence=fence
                 )
                 self.bus.publish(busmod.table_channel(table.id), wire.encoder.encode(beacon))
-
-    # -- the owner's side: requests from other nodes --------------------------
-
-    async def _attach(self, m: wire.Attach) -> None:
-        try:
-            joined = await self._let_in(m)
-        finally:
-            detached = self._entering.pop((m.node, m.ref), False)
-        if joined is not None and detached:
-            self.hub.leave(*joined)  # its node let it go while it was let in
-
-    async def _let_in(self, m: wire.Attach) -> tuple[TableHost, RemoteConn] | None:
-        """Take the connection ``m`` names among its table's (None: refused)."""
-        host = self.hub.hosts.get(m.t)
-        if host is None:
-            try:
-                record = await self.hub.storage.slow(self.leases.store.table, m.t, HELLO_STORE_SECONDS)
-            except Unavailable:
-                unavailable = error_message("store_unavailable", {}, None)
-                shut = wire.Shut(
-                    t=m.t,
-                    ref=m.ref,
-                    code=int(CloseCode.TRY_AGAIN_LATER),
-                    reason="store_unavailable",
-                    data=unavailable,
-                )
-                self._to(m.node, shut)
-                return None
-            if record is None:
-                # Deleted (the other node checked the token with a key it
-                # read before): refused as a node alone refuses it.
-                refused = wire.Shut(
-                    t=m.t,
-                    ref=m.ref,
-                    code=int(CloseCode.REFUSED),
-                    reason="bad_token",
-                    data=error_message("bad_token", {}, None),
-                )
-                self._to(m.node, refused)
-                return None
-            self._moved_away(m.node, m.t, m.ref)
-            return None
-        peer = RemoteConn(node=m.node, ref=m.ref, link=self)
-        refusal = await connection.enter(
-            self.hub, peer, m.token, m.resume, m.session, lambda: self._attached(peer)
-        )
-        if refusal is not None:
-            close, code, data = refusal
-            self._to(m.node, wire.Shut(t=m.t, ref=m.ref, code=int(close), reason=code, data=data))
-            return None
-        joined = self.hub.hosts.get(peer.table or "")
-        return None if joined is None else (joined, peer)
-
-    def _moved_away(self, node: str, table_id: str, ref: int) -> None:
-        """Tell ``node`` this one does not serve ``table_id`` (any more): its
-        connection ``ref`` resumes where the table is now (1013)."""
-        shut = wire.Shut(t=table_id, ref=ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
-        self._to(node, shut)
-
-    def _attached(self, peer: RemoteConn) -> None:
-        """The owner took ``peer``: its node learns its audience before its welcome."""
-        self._to(peer.node, wire.Attached(t=peer.table or "", ref=peer.ref, key=peer.watching.key))
-
-    def _detach(self, m: wire.Detach) -> None:
-        if (m.node, m.ref) in self._entering:
-            self._entering[m.node, m.ref] = True
-        host = self.hub.hosts.get(m.t)
-        peer = host.remote.get((m.node, m.ref)) if host is not None else None
-        if host is not None and peer is not None:
-            self.hub.leave(host, peer)
-
-    async def _forward(self, m: wire.Forward) -> None:
-        host = self.hub.hosts.get(m.t)
-        peer: RemoteConn | None
-        if m.operator is not None:
-            peer = RemoteConn(
-                node=m.node, ref=m.ref, link=self, role="operator", token_id=m.operator, label="operator"
-            )
-        else:
-            peer = host.remote.get((m.node, m.ref)) if host is not None else None
-        if host is None or peer is None:
-            # Not this node's (any more): nothing was done; the connection
-            # resumes where the table is now and sends it again.
-            self._moved_away(m.node, m.t, m.ref)
-            return
-        await connection.dispatch(self.hub, peer, m.frame)
 
     # -- this node's connections to other nodes' tables -----------------------
 
@@ -630,13 +518,8 @@ class Cluster:
             log.warning("bus_bad_message", channel=channel.decode(errors="replace"))
             return
         match m:
-            case wire.Attach():
-                self._entering[m.node, m.ref] = False
-                self._spawn(self._attach(m))
-            case wire.Detach():
-                self._detach(m)
-            case wire.Forward():
-                self._spawn(self._forward(m))
+            case wire.Attach() | wire.Detach() | wire.Forward():
+                self.peers.receive(m)
             case wire.Bundle():
                 self._bundle(m)
             case wire.Beacon():
