@@ -3,7 +3,7 @@
 Every frame is decoded by the typed decoder; anything it refuses, anything
 the permission table refuses and anything the rules refuse becomes an
 ``error`` answer, and nothing changes. No input ends this loop except the
-connection closing. What a command does is :mod:`vigil.net.commands`.
+connection closing. What a request does is :mod:`vigil.net.requests`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
-from vigil.net import admission, commands, metrics, rate, routing
+from vigil.net import admission, metrics, rate, requests, routing
 from vigil.net.errors import Refused, error_message
 from vigil.net.host import Conn, Peer, RemoteConn, TableHost
 from vigil.net.hub import Hub
@@ -310,11 +310,11 @@ async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
 
 async def _request(hub: Hub, conn: Peer, msg: TableRequest) -> None:
     if isinstance(msg, HistoryQuery):
-        await _guarded(hub, conn, msg.id, commands.history(hub, conn, msg))
+        await _guarded(hub, conn, msg.id, requests.history(hub, conn, msg))
     elif isinstance(msg, LegalQuery):
-        await _guarded(hub, conn, msg.id, commands.legal(hub, conn, msg))
+        await _guarded(hub, conn, msg.id, requests.legal(hub, conn, msg))
     else:
-        await _guarded(hub, conn, msg.id, commands.command(hub, conn, msg))
+        await _guarded(hub, conn, msg.id, requests.command(hub, conn, msg))
 
 
 async def _guarded(hub: Hub, conn: Peer, msg_id: str, work: Awaitable[bytes]) -> None:
