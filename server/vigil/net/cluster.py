@@ -53,9 +53,9 @@ from vigil import auth
 from vigil.close_codes import CloseCode
 from vigil.net import bus as busmod
 from vigil.net import cluster_wire as wire
-from vigil.net import metrics
 from vigil.net.errors import error_message
 from vigil.net.follower import Action, Answered, CheckOwner, Close, Follower, Send
+from vigil.net.forwarding import Forwarding
 from vigil.net.host import Conn
 from vigil.net.hub import Hub
 from vigil.net.remote_peers import HELLO_STORE_SECONDS, RemotePeers
@@ -91,9 +91,6 @@ class Cluster:
         # each followed by its pure state machine (vigil.net.follower).
         self.followed: dict[str, Follower] = {}
         self.conns: dict[int, Conn] = {}  # this node's connections to other nodes' tables
-        # This node's operator connections waiting for a request forwarded
-        # (attached to no table, so not among ``conns``).
-        self._operators: dict[int, Conn] = {}
         self._refs = itertools.count(1)
         # Taking tables (a sweep's orphans, a hello's claim) one at a time:
         # a lease of this node's own can be taken again, so two takes of one
@@ -101,7 +98,6 @@ class Cluster:
         # replacing the first in the hub while commands still commit through
         # the first (the second then conflicts with the log forever).
         self._taking = asyncio.Lock()
-        self._waiting: dict[tuple[int, str], asyncio.Future[None]] = {}
         self._keys: dict[str, tuple[str, float]] = {}
         # The tables this node took lately, until when each is announced by
         # beacons even if no other node's connection is attached: another
@@ -116,6 +112,8 @@ class Cluster:
         # The owner's side: other nodes' connections to this node's tables
         # (the relay the fan-out publishes through: vigil.net.app).
         self.peers = RemotePeers(hub, self.bus, store, self._spawn)
+        # This node's requests forwarded to other nodes' tables, until answered.
+        self.forwarding = Forwarding(self.node, self.bus, hub.fanout, config.forward_seconds)
         # When the last renewal that succeeded began (its leases run from then).
         self._renewed = self.clock()
 
@@ -376,19 +374,18 @@ class Cluster:
         return None
 
     def waiting(self) -> int:
-        """What this node keeps for the requests it forwarded: each one not
-        answered yet, and each operator connection waiting on one (none
-        once every request is answered or refused)."""
-        return len(self._waiting) + len(self._operators)
+        """What this node keeps for the requests it forwarded
+        (:meth:`vigil.net.forwarding.Forwarding.waiting`)."""
+        return self.forwarding.waiting()
 
     def remote(self, conn: Conn) -> bool:
         """Whether ``conn`` is attached to another node's table."""
         return conn.ref in self.conns
 
     async def forward(self, conn: Conn, msg_id: str, frame: bytes, table_id: str | None = None) -> None:
-        """Send ``conn``'s request to its table's owner and wait for its
-        answer (written to the socket as it arrives, in order with the
-        patches it caused); no answer in time is ``outcome_unknown``."""
+        """Send ``conn``'s request to its table's owner (found here: the
+        table's follower, or for an operator's request its lease) and wait
+        for its answer (vigil.net.forwarding)."""
         hub = self.hub
         operator = None
         if table_id is None:
@@ -412,43 +409,18 @@ class Cluster:
                 hub.fanout.send(conn, error_message(code, params, msg_id))
                 return
             owner = found.node
-            self._operators[conn.ref] = conn  # until its last request is answered (below)
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting[(conn.ref, msg_id)] = waiter
-        request = wire.Forward(t=table_id, node=self.node, ref=conn.ref, frame=frame, operator=operator)
-        try:
-            try:
-                got = await self.bus.request(busmod.inbox(owner), wire.encoder.encode(request))
-            except busmod.NotSent:
-                # Certainly not forwarded: the client knows nothing was done.
-                metrics.FORWARDED.labels("not_sent").inc()
-                hub.fanout.send(conn, error_message("bus_unavailable", {}, msg_id))
-                return
-            except busmod.BUS_ERRORS:
-                metrics.FORWARDED.labels("unknown").inc()
-                hub.fanout.send(conn, error_message("outcome_unknown", {}, msg_id))
-                return
-            if not got:
-                # Nobody listens there (the owner is gone): certainly not
-                # done. Every connection to that table resumes elsewhere (the
-                # client sends it again once reconnected).
-                metrics.FORWARDED.labels("unowned").inc()
-                follower = self.followed.get(table_id)
-                if follower is not None:
-                    self._perform(table_id, follower, follower.owned_by(None))
-                else:
-                    self._resume_elsewhere([conn])
-                return
-            try:
-                await asyncio.wait_for(waiter, hub.config.forward_seconds)
-                metrics.FORWARDED.labels("answered").inc()
-            except TimeoutError:
-                metrics.FORWARDED.labels("unknown").inc()
-                hub.fanout.send(conn, error_message("outcome_unknown", {}, msg_id))
-        finally:
-            self._waiting.pop((conn.ref, msg_id), None)
-            if operator is not None and not any(ref == conn.ref for ref, _ in self._waiting):
-                self._operators.pop(conn.ref, None)
+        await self.forwarding.send(
+            conn, owner, table_id, msg_id, frame, operator, lambda: self._unowned(table_id, conn)
+        )
+
+    def _unowned(self, table_id: str, conn: Conn) -> None:
+        """Nobody listens where ``table_id`` was served (its owner is gone):
+        every connection to it resumes elsewhere."""
+        follower = self.followed.get(table_id)
+        if follower is not None:
+            self._perform(table_id, follower, follower.owned_by(None))
+        else:
+            self._resume_elsewhere([conn])
 
     def leave(self, conn: Conn) -> None:
         """``conn`` closed (or was refused): its owner forgets it."""
@@ -533,7 +505,7 @@ class Cluster:
         conn = self.conns.get(m.ref)
         follower = self.followed.get(m.t)
         if conn is None or follower is None:
-            operator = self._operators.get(m.ref)
+            operator = self.forwarding.operator(m.ref)
             if operator is not None and isinstance(m, wire.Answer | wire.Shut):
                 self._to_operator(operator, m)
             return
@@ -557,7 +529,7 @@ class Cluster:
                     if (conn := self.conns.get(ref)) is not None:
                         self.hub.fanout.send(conn, data)
                 case Answered(ref, msg_id):
-                    self._answered(ref, msg_id)
+                    self.forwarding.answered(ref, msg_id)
                 case Close(ref, code, reason):
                     if (conn := self.conns.get(ref)) is not None:
                         self._shut(conn, CloseCode(code), reason)
@@ -570,16 +542,11 @@ class Cluster:
         it again once reconnected)."""
         if isinstance(m, wire.Answer):
             self.hub.fanout.send(conn, m.data)
-            self._answered(m.ref, m.id)
+            self.forwarding.answered(m.ref, m.id)
             return
         if m.data:
             self.hub.fanout.send(conn, m.data)
         self._shut(conn, CloseCode(m.code), m.reason)
-
-    def _answered(self, ref: int, msg_id: str) -> None:
-        waiter = self._waiting.get((ref, msg_id))
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
 
     def _bundle(self, m: wire.Bundle) -> None:
         follower = self.followed.get(m.t)
