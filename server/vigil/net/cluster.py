@@ -185,7 +185,7 @@ class Cluster:
         live.add(self.node)
         for host in list(self.hub.hosts.values()):
             for peer in [p for p in host.remote.values() if p.node not in live]:
-                self.hub.leave(host, peer)
+                self.hub.watching.leave(host, peer)
         share = await self.hub.storage.slow(self.leases.share)
         async with self._taking:
             want = share - len(self.hub.hosts)

@@ -261,10 +261,10 @@ def _join(
         # The welcome only once the table has a place for it (subscribe
         # admits again, nothing awaited since); a remote connection's node
         # hears it was taken first.
-        hub.make_room(host, peer)
+        hub.watching.make_room(host, peer)
         if attached is not None:
             attached()
-        hub.subscribe(host, peer, encoder.encode(welcome), resume)
+        hub.watching.subscribe(host, peer, encoder.encode(welcome), resume)
     except Refused as exc:
         return CloseCode.TRY_AGAIN_LATER, exc.code, error_message(exc.code, exc.params, None)
     return None

@@ -1,7 +1,8 @@
-"""The tables in memory: loading, making and deleting them, and who
-watches which table. Who may connect (tokens) is :mod:`~vigil.net.access`,
-reading their logs back :mod:`~vigil.net.history_reads`; the hub composes
-them.
+"""The tables in memory: loading, making and deleting them, and the
+presence marks of their GMs. Who may connect (tokens) is
+:mod:`~vigil.net.access`, who watches which table
+:mod:`~vigil.net.watching`, reading their logs back
+:mod:`~vigil.net.history_reads`; the hub composes them.
 
 The hub holds the parts of the edge together: the commit groups
 (:mod:`~vigil.net.committer`), fan-out (:mod:`~vigil.net.fanout`) and the
@@ -29,19 +30,19 @@ import structlog
 
 from vigil import auth
 from vigil.changes import LogEntry
-from vigil.close_codes import CloseCode
 from vigil.config import Config
-from vigil.net import admission, presence, timers
+from vigil.net import presence, timers
 from vigil.net.access import Access
 from vigil.net.committer import Committer
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
 from vigil.net.history_reads import HistoryReads
-from vigil.net.host import Conn, Peer, TableHost
+from vigil.net.host import Conn, TableHost
 from vigil.net.placement import LocalPlacement, Placement
 from vigil.net.replay import Replay
 from vigil.net.storage import Storage
 from vigil.net.tasks import Tasks
+from vigil.net.watching import Watching
 from vigil.net.writer import GivenUp, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
@@ -69,6 +70,8 @@ class Hub:
         # Who may connect (tokens and keys), and the tables' logs read back.
         self.access = Access(config, store, self.storage, self.hosts)
         self.history = HistoryReads(store, self.storage)
+        # Who watches which table: admitted, welcomed, brought up to date, gone.
+        self.watching = Watching(config, self.fanout, self.writer, self._spawn, self._mark)
         # The demo table's tokens on a first start, for the printed banner.
         self.demo_tokens: dict[str, tuple[str, str]] = {}
         self._tasks = Tasks("hub")
@@ -258,13 +261,6 @@ class Hub:
             self._host(host)
             return
 
-    def leave(self, host: TableHost, peer: Peer) -> None:
-        """``peer`` (this node's connection or another's) is gone; the last
-        GM leaving a clock that must not run without one pauses it."""
-        host.leave(peer, time.monotonic())
-        if not self.closing and presence.pauses_after(host.table, peer.role, host.gm_count()):
-            self._spawn(self.writer.pause_without_gm(host))
-
     def remote_count(self) -> int:
         """Connections this node holds for other nodes' tables."""
         return self.placement.count()
@@ -330,63 +326,13 @@ class Hub:
         self.hosts.pop(host.record.id, None)
         self._forget(host.record.id)  # its lease is no longer renewed
 
-    # -- watching -----------------------------------------------------------
-
-    def admit(self, host: TableHost, conn: Peer) -> None:
-        """Refuse ``conn`` if the table has no place for it
-        (:func:`vigil.net.admission.no_place`)."""
-        config = self.config
-        places = admission.Places(
-            config.max_connections_per_table, config.max_spectators_per_table, config.max_spectators_per_token
-        )
-        code = admission.no_place(host.conns(), conn, places)
-        if code is not None:
-            raise Refused(code)
-
-    def make_room(self, host: TableHost, conn: Peer) -> None:
-        """Admit ``conn`` (:meth:`admit`), making room first if its own
-        former connection holds the place: a client that reconnects names
-        the session it had (its hello's), and a connection of the table with
-        the same token and session is one it has given up — dropped by the
-        network before keep-alive noticed. That one leaves (closed 1013)
-        instead of keeping its client out (``link_full``, ``table_full``)
-        until keep-alive notices; with places to spare both stay (the former
-        closes by itself)."""
-        try:
-            self.admit(host, conn)
-            return
-        except Refused:
-            formers = admission.given_up(host.conns(), conn)
-            if not formers:
-                raise
-        for former in formers:
-            log.info("replaced", table=host.record.id, token=conn.token_id)
-            self.writer.close(host, former, CloseCode.TRY_AGAIN_LATER, "replaced by a reconnect")
-        self.admit(host, conn)
-
-    def subscribe(self, host: TableHost, conn: Peer, welcome: bytes, resume: tuple[int, int] | None) -> None:
-        """Admit ``conn`` (or refuse it, before it is welcomed), welcome it,
-        add it to its audience and bring it up to date: the missed patches
-        from the replay buffer when they are all there, else a snapshot (and
-        a GM's arrival may run a clock paused without one). Nothing here
-        awaits, so no other connection can take the place between the
-        check and the join."""
-        self.admit(host, conn)
-        self.fanout.send(conn, welcome)
-        host.join(conn)
-        self.fanout.catch_up(host, conn, resume)
-        if presence.resumes_for(host.table, conn.role):
-            self._spawn(self.writer.resume_with_gm(host))
-        elif presence.marks_at_once(host.table, conn.role, host.gm_count()):
-            self._spawn(self._mark([host.table.id]))
-
     def unsubscribe(self, conn: Conn) -> None:
         if self.placement.remote(conn):
             self.placement.leave(conn)
             return
         host = self.hosts.get(conn.table or "")
         if host is not None and conn.audience is not None:
-            self.leave(host, conn)
+            self.watching.leave(host, conn)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` on its own (kept referenced, a failure logged)."""

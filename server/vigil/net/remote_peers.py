@@ -105,7 +105,7 @@ class RemotePeers:
         finally:
             detached = self._entering.pop((m.node, m.ref), False)
         if joined is not None and detached:
-            self.hub.leave(*joined)  # its node let it go while it was let in
+            self.hub.watching.leave(*joined)  # its node let it go while it was let in
 
     async def _let_in(self, m: wire.Attach) -> tuple[TableHost, RemoteConn] | None:
         """Take the connection ``m`` names among its table's (None: refused)."""
@@ -165,7 +165,7 @@ class RemotePeers:
         host = self.hub.hosts.get(m.t)
         peer = host.remote.get((m.node, m.ref)) if host is not None else None
         if host is not None and peer is not None:
-            self.hub.leave(host, peer)
+            self.hub.watching.leave(host, peer)
 
     async def _forward(self, m: wire.Forward) -> None:
         """Run a request another node forwarded for one of its connections
