@@ -15,8 +15,9 @@
   buffer, the watchdog of slow clients;
 - :mod:`~vigil.net.timers`: timers; :mod:`~vigil.net.presence`: what a
   clock does as GMs come and go (pure);
-- :mod:`~vigil.net.hub`: the tables in memory and who watches what,
-  composing :mod:`~vigil.net.access` (tokens, keys, who may connect) and
+- :mod:`~vigil.net.hub`: the tables in memory, composing
+  :mod:`~vigil.net.access` (tokens, keys, who may connect),
+  :mod:`~vigil.net.watching` (who watches which table) and
   :mod:`~vigil.net.history_reads` (a table's log read back);
 - :mod:`~vigil.net.host`, :mod:`~vigil.net.errors`: a hosted table and a
   connection (the port it is sent through: this node's socket or another
