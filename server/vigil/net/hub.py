@@ -24,9 +24,10 @@ import contextlib
 import secrets
 import time
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
+from websockets.asyncio.server import Server
 
 from vigil import auth
 from vigil.changes import LogEntry
@@ -48,9 +49,6 @@ from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
 from vigil.store.base import Conflict, Store, TableRecord, Unavailable
 from vigil.table import Table
-
-if TYPE_CHECKING:
-    from websockets.asyncio.server import Server
 
 log = structlog.get_logger("vigil")
 # How many log entries one read of a table's recent past takes (at a load).
