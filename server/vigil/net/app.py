@@ -78,7 +78,8 @@ def make_hub(config: Config, store: Store) -> Hub:
     """The hub, and for a node of a cluster (``config.bus``) its part in it,
     wired once here: the cluster sits above the hub (it reaches tables,
     connections and the writer through it), and the hub and the fan-out
-    reach it only through their ports (Placement, Relay), which a node
+    reach it only through their ports (Placement: the cluster node; Relay:
+    its owner's side, vigil.net.remote_peers), which a node
     alone fills with LocalPlacement and LocalRelay (the hub's and the
     fan-out's own, so that no code asks whether a cluster exists). Its module
     is imported only for a cluster: Redis's client is an optional
