@@ -1,7 +1,8 @@
 """One node of a cluster: the tables it owns, and the connections it holds
 for tables other nodes own.
 
-**Ownership** (:class:`~vigil.store.leases.Leases`): a node owns the tables
+**Ownership** (:mod:`~vigil.net.ownership`, over
+:class:`~vigil.store.leases.Leases`): a node owns the tables
 it holds a lease on in PostgreSQL, renews them every third of a lease, and
 takes orphans (a dead node's, or never owned) up to its fair share; an
 owner loads its tables from the store, runs their timers and is their
@@ -58,6 +59,7 @@ from vigil.net.follower import Action, Answered, CheckOwner, Close, Follower, Se
 from vigil.net.forwarding import Forwarding
 from vigil.net.host import Conn
 from vigil.net.hub import Hub
+from vigil.net.ownership import Ownership
 from vigil.net.remote_peers import HELLO_STORE_SECONDS, RemotePeers
 from vigil.net.tasks import Tasks
 from vigil.protocol import Hello
@@ -92,19 +94,7 @@ class Cluster:
         self.followed: dict[str, Follower] = {}
         self.conns: dict[int, Conn] = {}  # this node's connections to other nodes' tables
         self._refs = itertools.count(1)
-        # Taking tables (a sweep's orphans, a hello's claim) one at a time:
-        # a lease of this node's own can be taken again, so two takes of one
-        # table at once would both succeed and load it twice, the second copy
-        # replacing the first in the hub while commands still commit through
-        # the first (the second then conflicts with the log forever).
-        self._taking = asyncio.Lock()
         self._keys: dict[str, tuple[str, float]] = {}
-        # The tables this node took lately, until when each is announced by
-        # beacons even if no other node's connection is attached: another
-        # node may still hold connections attached to its former owner (a
-        # process of the same name, restarted), which only the beacon's new
-        # fence tells to resume here.
-        self._announce: dict[str, float] = {}
         # The work it runs on its own (a bus message handled, a close): a
         # test feeding it messages waits on them.
         self.tasks = Tasks("cluster")
@@ -114,8 +104,8 @@ class Cluster:
         self.peers = RemotePeers(hub, self.bus, store, self._spawn)
         # This node's requests forwarded to other nodes' tables, until answered.
         self.forwarding = Forwarding(self.node, self.bus, hub.fanout, config.forward_seconds)
-        # When the last renewal that succeeded began (its leases run from then).
-        self._renewed = self.clock()
+        # The tables it owns: leases, sweeps, beacons.
+        self.ownership = Ownership(hub, self.leases, self.bus, lambda: self.clock(), self._resync)
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -125,7 +115,7 @@ class Cluster:
         await self.bus.start()
         await self.hub.storage.slow(self.leases.beat)
         await self.sweep()
-        self._loops = [asyncio.create_task(self._own()), asyncio.create_task(self._watch())]
+        self._loops = [asyncio.create_task(self.ownership.run()), asyncio.create_task(self._watch())]
 
     def halt(self) -> None:
         """Stop renewing, sweeping and beaconing (the first step of a stop)."""
@@ -145,63 +135,35 @@ class Cluster:
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
         self.tasks.spawn(work)
 
-    # -- ownership ------------------------------------------------------------
-
-    async def _own(self) -> None:
-        """Every third of a lease: renew, give up what was lost, forget the
-        connections of dead nodes, take a share of the orphans."""
-        while True:
-            await asyncio.sleep(self.leases.ttl / 3)
-            try:
-                await self.sweep()
-            except Exception as exc:  # the database unreachable: the fences keep it safe
-                if isinstance(exc, Unavailable):  # an outage, said in one line
-                    log.warning("lease_sweep_failed", error=str(exc))
-                else:
-                    log.exception("lease_sweep_failed")
-                if self.clock() - self._renewed > self.leases.ttl:
-                    # Its leases may have run out by now: another node may own
-                    # its tables, so it serves none of them (stale views).
-                    for host in list(self.hub.hosts.values()):
-                        self.hub.writer.give_up(host, "lease_unknown")
+    # -- ownership (vigil.net.ownership) ---------------------------------------
 
     async def sweep(self) -> None:
-        """One round of ownership (see :meth:`_own`)."""
-        began = self.clock()
-        lost = await self.hub.storage.slow(self.leases.renew)
-        if began - self._renewed > self.leases.ttl:
-            # No heartbeat for a lease (paused, cut off): to the other nodes
-            # this one looked dead, and their sweeps let its connections go
-            # (below). Each resumes, to be attached again.
-            for table_id, follower in list(self.followed.items()):
-                self._perform(table_id, follower, follower.resync())
-        self._renewed = began
-        for table_id in lost:
-            host = self.hub.hosts.get(table_id)
-            if host is not None:
-                log.warning("table_lost", table=table_id)
-                self.hub.writer.give_up(host, "table_moved")
-        live = await self.hub.storage.slow(self.leases.live_nodes)
-        live.add(self.node)
-        for host in list(self.hub.hosts.values()):
-            for peer in [p for p in host.remote.values() if p.node not in live]:
-                self.hub.watching.leave(host, peer)
-        share = await self.hub.storage.slow(self.leases.share)
-        async with self._taking:
-            want = share - len(self.hub.hosts)
-            if want > 0:
-                orphans = await self.hub.storage.slow(self.leases.orphans, want)
-                taken = await self.hub.storage.slow(self.leases.take, orphans)
-                for table_id in taken:
-                    await self._adopt(table_id)
+        """One round of ownership (:meth:`vigil.net.ownership.Ownership.sweep`)."""
+        await self.ownership.sweep()
+
+    def beacons(self) -> None:
+        """This node's beacons (:meth:`vigil.net.ownership.Ownership.beacons`)."""
+        self.ownership.beacons()
+
+    async def claim(self, table_id: str) -> bool:
+        """Take ``table_id`` now if nobody owns it (a hello found it orphaned)."""
+        return await self.ownership.claim(table_id)
+
+    def holding(self) -> bool:
+        return self.ownership.holding()
 
     def forget(self, table_id: str) -> None:
-        self.leases.forget(table_id)
+        self.ownership.forget(table_id)
 
     def given_up(self, record: TableRecord) -> None:
-        """Its fence no longer named: the next sweep takes it again
-        (reloaded from the store) unless another node has."""
-        self.forget(record.id)
+        self.ownership.given_up(record)
+
+    def _resync(self) -> None:
+        """This node looked dead to the others (its renewal late by a
+        lease): their sweeps let its connections go, and each resumes, to
+        be attached again."""
+        for table_id, follower in list(self.followed.items()):
+            self._perform(table_id, follower, follower.resync())
 
     def serves(self, table_id: str) -> bool:
         return table_id in self.hub.hosts
@@ -218,60 +180,6 @@ class Cluster:
             "bus_connected": self.bus.connected,
             "remote_connections": self.count(),
         }
-
-    def holding(self) -> bool:
-        """Whether this node's leases are surely still its own: its last
-        renewal began less than a lease ago (by this node's clock, which
-        only measures the interval)."""
-        return self.clock() - self._renewed < self.leases.ttl
-
-    async def claim(self, table_id: str) -> bool:
-        """Take ``table_id`` now if nobody owns it (a hello found it orphaned)."""
-        async with self._taking:
-            if table_id in self.hub.hosts:  # taken meanwhile by this node
-                return True
-            taken = await self.hub.storage.slow(self.leases.take, [table_id])
-            if table_id not in taken:
-                return False
-            await self._adopt(table_id)
-            return table_id in self.hub.hosts
-
-    async def _adopt(self, table_id: str) -> None:
-        """Serve a table just taken, and announce it for a lease (beacons)."""
-        await self.hub.adopt(table_id)
-        self._announce[table_id] = self.clock() + self.leases.ttl
-
-    def beacons(self) -> None:
-        """Each owned table that other nodes watch: how far it is — as far
-        as its patches were published (the newest rev of its replay buffer,
-        of the epoch its record names: both change only once an edit is
-        durable and sent; with nothing published since the table was
-        loaded or its epoch began, its rev when no edit is under way), never
-        the rev of an edit under way, whose bundle comes once its commit is
-        done: a beacon of that rev would make every other node think it
-        missed a bundle and close its connections of the table. None while
-        this node's leases are in doubt (it was paused or cut off): another
-        node may own its tables by now, and a beacon naming this one would
-        send the connections attached there elsewhere again."""
-        if not self.holding():
-            return
-        now = self.clock()
-        for table_id, until in list(self._announce.items()):
-            if until < now:
-                del self._announce[table_id]
-        for host in self.hub.hosts.values():
-            fence = self.leases.store.fences.get(host.table.id)
-            if fence is not None and (host.remote or host.table.id in self._announce):
-                table = host.table
-                rev = host.replay.head
-                if rev is None:
-                    if host.lock.locked():
-                        continue  # the first edit since the load is under way
-                    rev = table.rev
-                beacon = wire.Beacon(
-                    t=table.id, epoch=host.record.epoch, rev=rev, owner=self.node, fence=fence
-                )
-                self.bus.publish(busmod.table_channel(table.id), wire.encoder.encode(beacon))
 
     # -- this node's connections to other nodes' tables -----------------------
 
