@@ -26,9 +26,12 @@
   tables are served and to other nodes' connections, each with its
   implementation for a node alone; :mod:`~vigil.net.storage`: every store
   call, on the loop or in a thread;
-- :mod:`~vigil.net.cluster` (the driver: ownership, and following other
-  nodes' tables), :mod:`~vigil.net.remote_peers` (the owner's side: other
-  nodes' connections to its tables, its relay), :mod:`~vigil.net.follower`
+- :mod:`~vigil.net.cluster` (the driver: following other nodes' tables),
+  :mod:`~vigil.net.ownership` (leases, sweeps, beacons),
+  :mod:`~vigil.net.remote_peers` (the owner's side: other nodes'
+  connections to its tables, its relay), :mod:`~vigil.net.forwarding`
+  (requests sent to other nodes' tables, until answered),
+  :mod:`~vigil.net.follower`
   (the pure state machine for another node's table), :mod:`~vigil.net.bus`,
   :mod:`~vigil.net.cluster_wire`: a node of a cluster;
 - :mod:`~vigil.net.app`, :mod:`~vigil.net.http`: starting and stopping (the
