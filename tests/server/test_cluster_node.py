@@ -131,7 +131,7 @@ async def node(postgres_url: str, redis_url: str) -> AsyncIterator[Node]:
         await hub.start()
         assert isinstance(hub.placement, Cluster)
         host = await hub.create_table("mettle", "Friday", {}, "t1")
-        token, _record = await hub.mint(host, "gm", [], "gm", None)
+        token, _record = await hub.access.mint(host, "gm", [], "gm", None)
         yield Node(hub=hub, cluster=hub.placement, host=host, gm_token=token)
     finally:
         await hub.stop()

@@ -24,6 +24,7 @@ PURE = (
     "vigil.net.follower",
     "vigil.net.presence",
     "vigil.net.rate",
+    "vigil.net.routing",
     "vigil.permissions",
     "vigil.protocol",
     "vigil.table",

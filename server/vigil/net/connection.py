@@ -3,7 +3,7 @@
 Every frame is decoded by the typed decoder; anything it refuses, anything
 the permission table refuses and anything the rules refuse becomes an
 ``error`` answer, and nothing changes. No input ends this loop except the
-connection closing. What a command does is :mod:`vigil.net.commands`.
+connection closing. What a request does is :mod:`vigil.net.requests`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
-from vigil.net import admission, commands, metrics, rate
+from vigil.net import admission, metrics, rate, requests, routing
 from vigil.net.errors import Refused, error_message
 from vigil.net.host import Conn, Peer, RemoteConn, TableHost
 from vigil.net.hub import Hub
@@ -199,7 +199,7 @@ async def enter(
     with. ``attached`` hears of a remote connection taken, before its
     welcome is sent."""
     try:
-        claims, record = await hub.authenticate(token)
+        claims, record = await hub.access.authenticate(token)
     except auth.TokenError as exc:
         return CloseCode.REFUSED, exc.code, error_message(exc.code, {}, None)
     except Unavailable:  # a token id not known yet, and the store unreachable
@@ -261,10 +261,10 @@ def _join(
         # The welcome only once the table has a place for it (subscribe
         # admits again, nothing awaited since); a remote connection's node
         # hears it was taken first.
-        hub.make_room(host, peer)
+        hub.watching.make_room(host, peer)
         if attached is not None:
             attached()
-        hub.subscribe(host, peer, encoder.encode(welcome), resume)
+        hub.watching.subscribe(host, peer, encoder.encode(welcome), resume)
     except Refused as exc:
         return CloseCode.TRY_AGAIN_LATER, exc.code, error_message(exc.code, exc.params, None)
     return None
@@ -283,35 +283,18 @@ async def _refuse_hello(conn: Conn, refusal: admission.Refusal) -> None:
 
 
 async def _message(hub: Hub, conn: Conn, msg: TableRequest | Hello, data: bytes) -> None:
-    """One request of a connection of this node, checked here; a request
-    for a table another node owns goes there (``data``: its frame)."""
-    if isinstance(msg, Hello):
-        await _answer(conn, error_message("bad_message", {"reason": "already said hello"}, None))
-    elif conn.ref and conn.table is not None:
-        # Attached to another node's table: forwarded to its owner. Once
-        # detached (its table moved: the connection is closing with 1013),
-        # a frame still read from it is dropped unanswered, as a command
-        # that meets a moved table is (vigil.net.writer.GivenUp): its client
-        # sends it again once reconnected. Run here, it would be refused as
-        # for an unknown table.
-        if hub.placement.remote(conn):
-            await hub.placement.forward(conn, msg.id, data)
-    elif conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
-        await hub.placement.forward(conn, msg.id, data, table)
-    elif conn.ref and conn.role != "operator":
-        # Attached to another node's table, and let go since (it is being
-        # closed 1013): nothing is done here, where the table is not, and
-        # its client sends the request again once reconnected.
-        return
-    else:
-        await _request(hub, conn, msg)
-
-
-def _elsewhere(hub: Hub, msg: TableRequest) -> str | None:
-    """The table an operator's request is about, if this node does not own
-    it (:func:`vigil.net.commands.target`)."""
-    table = commands.target(msg)
-    return table if table is not None and not hub.placement.serves(table) else None
+    """One request of a connection of this node, routed
+    (:func:`vigil.net.routing.route`); a request for a table another node
+    owns goes there (``data``: its frame)."""
+    way = routing.route(
+        msg, conn.role, conn.attached, conn.attached and hub.placement.remote(conn), hub.placement.serves
+    )
+    if isinstance(way, routing.Local):
+        await _request(hub, conn, way.request)
+    elif isinstance(way, routing.Forward):
+        await hub.placement.forward(conn, way.id, data, way.table)
+    elif isinstance(way, routing.Refuse):
+        await _answer(conn, error_message("bad_message", {"reason": way.reason}, None))
 
 
 async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
@@ -327,11 +310,11 @@ async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
 
 async def _request(hub: Hub, conn: Peer, msg: TableRequest) -> None:
     if isinstance(msg, HistoryQuery):
-        await _guarded(hub, conn, msg.id, commands.history(hub, conn, msg))
+        await _guarded(hub, conn, msg.id, requests.history(hub, conn, msg))
     elif isinstance(msg, LegalQuery):
-        await _guarded(hub, conn, msg.id, commands.legal(hub, conn, msg))
+        await _guarded(hub, conn, msg.id, requests.legal(hub, conn, msg))
     else:
-        await _guarded(hub, conn, msg.id, commands.command(hub, conn, msg))
+        await _guarded(hub, conn, msg.id, requests.command(hub, conn, msg))
 
 
 async def _guarded(hub: Hub, conn: Peer, msg_id: str, work: Awaitable[bytes]) -> None:

@@ -161,14 +161,17 @@ class Peer(ABC):
 
 @dataclass(eq=False, kw_only=True)
 class Conn(Peer):
-    """A WebSocket connection of this node, after its hello. ``ref`` names
-    it to the owner of its table when that is another node."""
+    """A WebSocket connection of this node, after its hello. ``ref`` is its
+    name on the bus, given once it first speaks to another node: attached
+    to a table another node owns (``attached``: its requests go there,
+    vigil.net.routing), or an operator's request forwarded to one."""
 
     rebinds_in_place: ClassVar[bool] = True
 
     ws: ServerConnection
     sockets: Sockets
     ref: int = 0
+    attached: bool = False
     # Its rate limit (vigil.net.rate): what it may still send, as of when.
     bucket: Bucket = field(default_factory=lambda: Bucket(0.0, 0.0))
     behind: bool = False
