@@ -6,8 +6,8 @@
  */
 
 import { VigilClient } from "./core/client.js";
-import { errorSentence, namesOf } from "./core/words.js";
-import { getSetting, storedToken, t } from "./settings.js";
+import { namesOf } from "./core/words.js";
+import { getSetting, storedToken, t, words } from "./settings.js";
 import { notify } from "./notify.js";
 
 export const CLIENT_NAME = "foundry/0.1";
@@ -23,10 +23,8 @@ export { namesOf };
  * @param {Record<string, string>} [names] character id → name (namesOf the state)
  */
 export function errorText(err, names = {}) {
-  const i18n = globalThis.game?.i18n;
-  const lookup = (key) => (i18n?.has?.(key) ? i18n.localize(key) : undefined);
-  // The pages' sentence (core/words.js errorSentence), through Foundry's translations.
-  return errorSentence(err?.code ? err : { ...err, code: "unknown" }, { names, lookup });
+  // The pages' sentence (core/words.js errorSentence), through Foundry's translations and language.
+  return words().error(err?.code ? err : { ...err, code: "unknown" }, names);
 }
 
 export class VigilConnection extends EventTarget {

@@ -12,7 +12,7 @@
  * token" field only takes a pasted token into that map.
  */
 
-import { translator } from "./core/words.js";
+import { translator, wordsFor } from "./core/words.js";
 
 export const MODULE_ID = "vigil";
 
@@ -35,20 +35,51 @@ export function registerSettings(onChange = () => {}, game = globalThis.game) {
 export const getSetting = (key, game = globalThis.game) => game.settings.get(MODULE_ID, key);
 export const setSetting = (key, value, game = globalThis.game) => game.settings.set(MODULE_ID, key, value);
 
+/**
+ * The language this user reads Foundry in: `game.i18n.lang`, "the target
+ * language for localization", which Foundry sets from its core "language"
+ * setting (https://foundryvtt.com/api/classes/foundry.helpers.Localization.html).
+ * Vigil says numbers, plurals and lists in it (Intl), as its words come
+ * from the same language's file. English before Foundry has one.
+ */
+export function locale(game = globalThis.game) {
+  return game?.i18n?.lang || "en";
+}
+
+/** A key's text in Foundry's translations, or undefined. Foundry itself
+ * falls back to English for a key the language's file lacks: `has` counts
+ * "fallback translations" by default and `localize` draws on them (the
+ * Localization docs above; foundryvtt/foundryvtt#11003: a field "translated
+ * in English but not in the currently chosen language" uses the fallback).
+ * A game.i18n without `has` is asked directly. */
+function lookupIn(i18n) {
+  return (key) => {
+    if (i18n.has && !i18n.has(key)) return undefined;
+    const text = i18n.localize(key);
+    return typeof text === "string" && text !== key ? text : undefined;
+  };
+}
+
+/** The client library's words (core/words.js wordsFor) for this user's
+ * language: what the pages have for theirs. */
+export function words(game = globalThis.game) {
+  return wordsFor(locale(game), game?.i18n ? lookupIn(game.i18n) : () => undefined);
+}
+
 /** game.i18n wrappers that fall back to the key (tests, early hooks): the
  * client library's translator (core/words.js), as the pages' `t`, reading
- * Foundry's translations (a game.i18n without `has` is asked directly). */
+ * Foundry's translations in Foundry's language (plural forms included). */
 export function t(key, params, game = globalThis.game) {
   const i18n = game?.i18n;
   if (!i18n) return key;
-  return translator((k) => (!i18n.has || i18n.has(k) ? i18n.localize(k) : undefined))(key, params);
+  return translator(lookupIn(i18n), { locale: locale(game) })(key, params);
 }
 
 /** A translation or null when the key is missing (for optional labels). */
-export function tOrNull(key, params) {
-  const i18n = globalThis.game?.i18n;
-  if (!i18n?.has?.(key)) return null;
-  return params ? i18n.format(key, params) : i18n.localize(key);
+export function tOrNull(key, params, game = globalThis.game) {
+  const i18n = game?.i18n;
+  if (!i18n) return null;
+  return translator(lookupIn(i18n), { locale: locale(game), missing: () => null })(key, params ?? {});
 }
 
 /** The active GM's client is the one that syncs clock/combat, mints players'

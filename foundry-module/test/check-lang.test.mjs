@@ -91,3 +91,18 @@ test("checkFiles reads files: invalid JSON and bad files are reported, good ones
   assert.deepEqual(lines.slice(1), ["short.json: missing key K.b", "short.json: K.a: placeholders none instead of {n}"]);
   assert.deepEqual(translations(dir).map((f) => f.split("/").pop()), ["broken.json", "ok.json", "short.json"]);
 });
+
+test("counted keys: each language gives its own plural forms (Intl.PluralRules), no more, no fewer", () => {
+  const base = { "A.n.one": "{n} wound", "A.n.other": "{n} wounds", "A.reason.pain": "Pain", "A.reason.other": "Other" };
+  // Russian needs one, few, many and other; German one and other; a choice named "other" is no plural.
+  assert.ok(clean(compare(base, { "A.n.one": "{n} рана", "A.n.few": "{n} раны", "A.n.many": "{n} ран", "A.n.other": "{n} раны", "A.reason.pain": "Боль", "A.reason.other": "Другое" }, "ru")));
+  assert.deepEqual(compare(base, { "A.n.one": "{n} рана", "A.n.other": "{n} раны", "A.reason.pain": "Боль", "A.reason.other": "Другое" }, "ru").missing, ["A.n.few", "A.n.many"]);
+  assert.deepEqual(compare(base, { "A.n.one": "{n} Wunde", "A.n.few": "x {n}", "A.n.other": "{n} Wunden", "A.reason.pain": "S", "A.reason.other": "A" }, "de").extra, ["A.n.few"]);
+  // A form English lacks is compared with English's `other`.
+  assert.deepEqual(compare(base, { "A.n.one": "{n} рана", "A.n.few": "раны", "A.n.many": "{n} ран", "A.n.other": "{n} раны", "A.reason.pain": "Боль", "A.reason.other": "Другое" }, "ru").placeholders.map((p) => p.key), ["A.n.few"]);
+  assert.equal(compare(base, { "A.n.many": "{n} ран", "A.n.one": "{n} рана", "A.n.few": "{n} раны", "A.n.other": "{n} раны", "A.reason.pain": "Боль", "A.reason.other": "Другое" }, "ru").order, false);
+});
+
+test("a key that starts another key is flagged: Foundry nests keys by their dots", () => {
+  assert.deepEqual(compare({ "A.b": "x", "A.b.c": "y" }, { "A.b": "x", "A.b.c": "y" }, "de").shape, ["A.b.c: also the start of another key (Foundry nests keys by their dots)"]);
+});

@@ -5,7 +5,8 @@ import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { applyChanges, PatchError } from "../scripts/core/patch.js";
 import { VIGIL, haveVigil } from "./support/vigil-server.mjs";
-import { gameTimeAt, formatCountdown } from "../scripts/core/clock.js";
+import { readFileSync } from "node:fs";
+import { ENGLISH, gameTimeAt, formatCountdown } from "../scripts/core/clock.js";
 import { render, format } from "../scripts/core/words.js";
 
 test("applyChanges sets, removes and descends, mutating in place", () => {
@@ -88,6 +89,10 @@ test("formatCountdown: mm:ss, h:mm:ss, days", () => {
   assert.equal(formatCountdown(3 * 86400 + 5), "3 days");
   assert.equal(formatCountdown(-5), "00:00");
   assert.equal(formatCountdown(2 * 86400, { days: (n) => `${n} jours` }), "2 jours");
+  // A language file's counted days, in its plural forms (Russian: 2 дня, 5 дней).
+  const ru = JSON.parse(readFileSync(new URL("../lang/ru.json", import.meta.url), "utf8"));
+  assert.equal(formatCountdown(2 * 86400, { lookup: (k) => ru[k], locale: "ru" }), "2 дня");
+  assert.equal(formatCountdown(5 * 86400, { lookup: (k) => ru[k], locale: "ru" }), "5 дней");
 });
 
 test("render fills {name} placeholders from codes.json-shaped catalogues", () => {
@@ -97,4 +102,9 @@ test("render fills {name} placeholders from codes.json-shaped catalogues", () =>
   assert.equal(render("nope", { a: 1 }, catalogue), 'nope {"a":1}');
   assert.equal(render("k", { n: 2 }, (code) => (code === "k" ? "{n} left" : undefined)), "2 left");
   assert.equal(format("{a} and {missing}", { a: [1, 2] }), "1, 2 and {missing}");
+});
+
+test("the clock's English without a language file is en.json's, word for word", () => {
+  const en = JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url), "utf8"));
+  for (const [key, text] of Object.entries(ENGLISH)) assert.equal(en[key], text, key);
 });

@@ -36,7 +36,8 @@ test("every VIGIL.* key the module's code uses literally exists in en.json", () 
     for (const m of readFileSync(f, "utf8").matchAll(/"(VIGIL\.[A-Za-z0-9_.]+)"/g)) used.add(m[1]);
   }
   assert.ok(used.size > 10);
-  assert.deepEqual([...used].filter((k) => !(k in lang)), []);
+  // A counted key is used by its group's name ("VIGIL.Kit.uses"): its forms are the file's (".one", ".other"…).
+  assert.deepEqual([...used].filter((k) => !(k in lang) && !(`${k}.other` in lang)), []);
 });
 
 /** Every lang key the command catalogue names: labels, helps, and each choice's "<choice_labels>.<value>". */

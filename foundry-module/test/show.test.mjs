@@ -10,10 +10,11 @@ import { readFileSync } from "node:fs";
 import { conditionsOf, kitUses, newestOutcome, poolRows, talentsOf } from "../scripts/core/display.js";
 import { diceView, htmlElement } from "../scripts/core/dice-view.js";
 import { explain } from "../scripts/core/explain.js";
-import { counted, format, readable } from "../scripts/core/words.js";
+import { counted, format, readable, translator } from "../scripts/core/words.js";
 
 const lang = JSON.parse(readFileSync(new URL("../lang/en.json", import.meta.url), "utf8"));
-const t = (key, params = {}) => (typeof lang[key] === "string" ? format(lang[key], params) : key);
+// The faces' translator (core/words.js): counted keys ("VIGIL.Explain.count.wounds") take their plural form.
+const t = translator((key) => lang[key]);
 const lookup = (key) => lang[key];
 
 test("newestOutcome: the newest of several doses in one change, the newest change first", () => {

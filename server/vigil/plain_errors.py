@@ -78,35 +78,47 @@ def _type_word(name: str) -> str:
     return " or ".join(words)
 
 
-def _reason(what: str) -> tuple[str, str | None]:
-    """The plain reason of one message, and a field it adds to the path."""
+_BOUND_CODES = {">=": "at_least", ">": "more_than", "<=": "at_most", "<": "less_than"}
+
+
+def _number(text: str) -> int | float:
+    return float(text) if "." in text else int(text)
+
+
+def _reason(what: str) -> tuple[str, str | None, dict[str, Any]]:
+    """The plain reason of one message, a field it adds to the path, and
+    the reason as a code with its values (``{"why": "at_least", "limit":
+    0}``) for the clients to word in the reader's language
+    (lang/*.json ``VIGIL.Reason.<why>``); empty where only the English
+    says it (a pattern's characters, a type's name, a length)."""
     m = re.fullmatch(r"Expected `(\w+)` (>=|>|<=|<) (-?[\d.]+)", what)
     if m:
-        return "it must be " + _BOUNDS[m[2]].format(n=m[3]), None
+        why = {"why": _BOUND_CODES[m[2]], "limit": _number(m[3])}
+        return "it must be " + _BOUNDS[m[2]].format(n=m[3]), None, why
     m = re.fullmatch(r"Expected `(str|array|object)` of length (>=|>|<=|<) (\d+)", what)
     if m:
         unit = "characters long" if m[1] == "str" else "entries"
         verb = "it must be" if m[1] == "str" else "it must have"
-        return f"{verb} {_LENGTHS[m[2]].format(n=m[3])} {unit}", None
+        return f"{verb} {_LENGTHS[m[2]].format(n=m[3])} {unit}", None, {}
     m = re.fullmatch(r"Expected `str` matching regex '(.*)'", what, re.DOTALL)
     if m:
-        return _pattern_reason(m[1]), None
+        return _pattern_reason(m[1]), None, {}
     m = re.fullmatch(r"Expected `([^`]+)`, got `([^`]+)`", what)
     if m:
-        return f"it must be {_type_word(m[1])}, not {_type_word(m[2])}", None
+        return f"it must be {_type_word(m[1])}, not {_type_word(m[2])}", None, {}
     m = re.fullmatch(r"Invalid enum value (.+)", what)
     if m:
-        return f"{m[1]} is not one of the choices", None
+        return f"{m[1]} is not one of the choices", None, {"why": "not_a_choice", "given": m[1]}
     m = re.fullmatch(r"Object missing required field `([^`]+)`", what)
     if m:
-        return "it is required", m[1]
+        return "it is required", m[1], {"why": "required"}
     m = re.fullmatch(r"Object contains unknown field `([^`]+)`", what)
     if m:
-        return "there is no such field here", m[1]
+        return "there is no such field here", m[1], {"why": "unknown_field"}
     m = re.fullmatch(r"Invalid value (.+)", what)
     if m:
-        return f"{m[1]} is not allowed", None
-    return "it is not valid", None
+        return f"{m[1]} is not allowed", None, {"why": "not_allowed", "given": m[1]}
+    return "it is not valid", None, {"why": "invalid"}
 
 
 def _path(raw: str | None, extra: str | None) -> str | None:
@@ -116,24 +128,32 @@ def _path(raw: str | None, extra: str | None) -> str | None:
     return ".".join(parts) or None
 
 
-def explain(message: str) -> tuple[str | None, str]:
-    """(dotted field path or None, plain reason) of a msgspec message."""
+def explained(message: str) -> tuple[str | None, str, dict[str, Any]]:
+    """(dotted field path or None, plain reason, the reason as a code) of a msgspec message."""
     m = _AT.match(message.strip())
     what, raw = (m["what"], m["path"]) if m else (message, None)
-    reason, extra = _reason(what.strip())
-    return _path(raw, extra), reason
+    reason, extra, why = _reason(what.strip())
+    return _path(raw, extra), reason, why
+
+
+def explain(message: str) -> tuple[str | None, str]:
+    """(dotted field path or None, plain reason) of a msgspec message."""
+    path, reason, _ = explained(message)
+    return path, reason
 
 
 def refusal(message: str) -> tuple[str, dict[str, Any]]:
     """The error a client gets for a message that failed validation: a
     command body's field is ``bad_input`` {field, reason} (field relative
-    to the body, as the forms name it); anything else ``bad_message``."""
-    path, reason = explain(message)
+    to the body, as the forms name it); anything else ``bad_message``.
+    The reason also travels as a code (``why`` and its ``limit`` or
+    ``given``) where the clients have words for it."""
+    path, reason, why = explained(message)
     if path and (path == "body" or path.startswith("body.")):
         field = path.removeprefix("body").lstrip(".") or None
         if field:
-            return "bad_input", {"field": field, "reason": reason}
-        return "bad_message", {"reason": reason}
+            return "bad_input", {"field": field, "reason": reason, **why}
+        return "bad_message", {"reason": reason, **why}
     if path:
         return "bad_message", {"reason": f"{path}: {reason}"}
-    return "bad_message", {"reason": reason}
+    return "bad_message", {"reason": reason, **why}

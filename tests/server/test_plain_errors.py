@@ -31,19 +31,26 @@ def message(data: object) -> str:
 
 
 def test_each_kind_of_message_reads_as_a_sentence_about_its_field() -> None:
-    cases = [
-        ({"pain": -2}, "pain", "it must be 0 or more"),
-        ({"pain": "x"}, "pain", "it must be a whole number, not text"),
-        ({"pain": 1.5}, "pain", "it must be a whole number, not a number"),
-        ({}, "pain", "it is required"),
-        ({"pain": 1, "kind": "z"}, "kind", "'z' is not one of the choices"),
-        ({"pain": 1, "name": "long"}, "name", "it must be at most 3 characters long"),
-        ({"pain": 1, "extra": 1}, "extra", "there is no such field here"),
+    cases: list[tuple[dict[str, object], str, str, dict[str, object]]] = [
+        ({"pain": -2}, "pain", "it must be 0 or more", {"why": "at_least", "limit": 0}),
+        ({"pain": "x"}, "pain", "it must be a whole number, not text", {}),
+        ({"pain": 1.5}, "pain", "it must be a whole number, not a number", {}),
+        ({}, "pain", "it is required", {"why": "required"}),
+        (
+            {"pain": 1, "kind": "z"},
+            "kind",
+            "'z' is not one of the choices",
+            {"why": "not_a_choice", "given": "'z'"},
+        ),
+        ({"pain": 1, "name": "long"}, "name", "it must be at most 3 characters long", {}),
+        ({"pain": 1, "extra": 1}, "extra", "there is no such field here", {"why": "unknown_field"}),
     ]
-    for body, field, reason in cases:
+    # The reason also travels as a code with its values, for the clients to
+    # word in the reader's language (lang/*.json VIGIL.Reason.<why>).
+    for body, field, reason, why in cases:
         text = message({"body": {"type": "x", **body}})
         assert "`" in text  # msgspec's own wording, which people never see
-        assert refusal(text) == ("bad_input", {"field": field, "reason": reason}), text
+        assert refusal(text) == ("bad_input", {"field": field, "reason": reason, **why}), text
     assert explain("Expected `int` >= 0 - at `$.pain`") == ("pain", "it must be 0 or more")
     assert refusal("Expected `object`, got `int`") == (
         "bad_message",

@@ -38,13 +38,21 @@ function term(value, label) {
   return ` ${sign} ${Math.abs(value)} (${label})`;
 }
 
-/** A lookup of VIGIL.Explain.<key> with params; English fallback when missing. */
+/** A lookup of VIGIL.Explain.<key> with params; English fallback when missing.
+ * `w.trait(name)`: a Hursagmu trait in the reader's words (VIGIL.Param.trait.<name>),
+ * or the name itself when the table made it up. */
 function wordsOf(t) {
-  return (key, params = {}, fallback = key) => {
+  const w = (key, params = {}, fallback = key) => {
     const full = `VIGIL.Explain.${key}`;
     const got = t ? t(full, params) : undefined;
     return got && got !== full ? got : format(fallback, params);
   };
+  w.trait = (name) => {
+    const key = `VIGIL.Param.trait.${name}`;
+    const got = t ? t(key) : undefined;
+    return got && got !== key ? got : name;
+  };
+  return w;
 }
 
 /** Pain & Mettle (MET-01/02/03/04): stat + modifiers − injuries − rattle against the TN, and the lot. */
@@ -63,8 +71,7 @@ function mettleCheck(w, p) {
 /** "12 wounds" / "1 shock": what a HUR-02 penalty comes from, or the plain word. */
 function penaltySource(w, p) {
   if (!p.penalty_track || typeof p.penalty_count !== "number") return w("condition", {}, "wounds and shocks");
-  const one = p.penalty_count === 1 ? "one" : "many";
-  return w(`count.${one}.${p.penalty_track}`, { n: p.penalty_count }, `{n} ${p.penalty_track}`);
+  return w(`count.${p.penalty_track}`, { n: p.penalty_count }, `{n} ${p.penalty_track}`);
 }
 
 /** Hursagmu (HUR-01/02/03 and the rolls built on them): 2d6 + level + modifiers − penalties against the target. */
@@ -74,7 +81,7 @@ function hursagmuRoll(w, p) {
   // Resisting damage (HUR-12): the modifiers are the armour's bonus.
   const askedWord = typeof p.amount === "number" ? w("bonus", {}, "armour and the like") : w("modifiers", {}, "modifiers");
   const sum = `${dice} (${w("dice", { faces: (p.faces ?? []).join(" + ") }, "dice {faces}")})`
-    + `${term(p.level, p.trait ? w("trait", { trait: p.trait }, "{trait}") : w("level", {}, "level"))}`
+    + `${term(p.level, p.trait ? w("trait", { trait: w.trait(p.trait) }, "{trait}") : w("level", {}, "level"))}`
     + `${term(asked, askedWord)}`
     + `${term(p.condition_penalty ?? 0, penaltySource(w, p))}`
     + `${term(p.sense_penalty ?? 0, w("senses", {}, "senses"))}`;
@@ -102,9 +109,9 @@ function hursagmuResisted(w, p) {
   const harm = p.harm ?? 0;
   // A drug's dose is resisted with willpower and gives shocks (HUR-13): the event's track says which.
   const track = p.track === "shocks" ? "shocks" : "wounds";
-  const taken = w(`count.${harm === 1 ? "one" : "many"}.${track}`, { n: harm }, `{n} ${track}`);
+  const taken = w(`count.${track}`, { n: harm }, `{n} ${track}`);
   if (p.mode === "flat") {
-    const sum = `${amount} (${w("damage", {}, "damage")})${term(-(p.level ?? 0), p.trait ?? "")}${term(-(p.bonus ?? 0), w("bonus", {}, "armour and the like"))}`;
+    const sum = `${amount} (${w("damage", {}, "damage")})${term(-(p.level ?? 0), p.trait ? w.trait(p.trait) : "")}${term(-(p.bonus ?? 0), w("bonus", {}, "armour and the like"))}`;
     return harm > 0
       ? w("resistedFlat", { sum, harm, taken }, "{sum} = {harm}: takes {taken}")
       : w("resistedFlatNone", { sum }, "{sum}: nothing gets through");
@@ -122,9 +129,9 @@ function hursagmuHealing(w, p, track) {
   let verdict;
   if (!r.success) verdict = margin ? w("failsBy", { n: margin }, "fails by {n}") : w("failsOnATie", {}, "fails on a tie");
   else verdict = margin ? w("succeedsBy", { n: margin }, "succeeds by {n}") : w("succeedsExactly", {}, "succeeds exactly");
-  const against = w(`count.${r.target === 1 ? "one" : "many"}.${track}`, { n: r.target }, `{n} ${track}`);
+  const against = w(`count.${track}`, { n: r.target }, `{n} ${track}`);
   const left = r.after
-    ? w("left", { what: w(`count.${r.after === 1 ? "one" : "many"}.${track}`, { n: r.after }, `{n} ${track}`) }, "{what} left")
+    ? w("left", { what: w(`count.${track}`, { n: r.after }, `{n} ${track}`) }, "{what} left")
     : w(`noneLeft.${track}`, {}, `no ${track} left`);
   return w("healSum", { sum, total: p.total, against, verdict, left }, "{sum} = {total} against {against}: {verdict}, {left}");
 }

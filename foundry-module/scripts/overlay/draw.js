@@ -32,8 +32,7 @@ const DEFAULT_T = (key, params = {}) => {
     "VIGIL.Overlay.Departed": "Departed",
     "VIGIL.Overlay.Successes": `${params.n} succ.`,
     "VIGIL.Overlay.Dominant": `${params.pool} dominates`,
-    "VIGIL.Overlay.DaysOne": "1 day",
-    "VIGIL.Overlay.Days": `${params.n} days`,
+    "VIGIL.Duration.days": params.n === 1 ? "1 day" : `${params.n} days`,
   };
   return fallback[key] ?? null;
 };
@@ -170,10 +169,8 @@ function countdownLabel(dying, now, t) {
   return formatCountdown(Math.max(0, dying.until - now), dayWords(t));
 }
 
-const dayWords = (t) => ({
-  day: () => t("VIGIL.Overlay.DaysOne", { n: 1 }) ?? "1 day",
-  days: (n) => t("VIGIL.Overlay.Days", { n }) ?? `${n} days`,
-});
+/** "N days" of a long countdown in the reader's words (VIGIL.Duration.days, counted). */
+const dayWords = (t) => ({ days: (n) => t("VIGIL.Duration.days", { n }) });
 
 /** A countdown other than Dying: its short word and the time left. */
 function timerLabel(cd, now, t) {

@@ -24,6 +24,20 @@
  * [appv2]   https://foundryvtt.com/api/interfaces/foundry.applications.types.ApplicationWindowRenderOptions.html
  *           — the frame's title is drawn when the frame is created; a later
  *           render changes it only when asked: `render({window: {title}})`.
+ * [i18n]    https://foundryvtt.com/api/classes/foundry.helpers.Localization.html
+ *           (v12/v13; v10: https://foundryvtt.com/api/v10/classes/client.Localization.html)
+ *           — `lang` "the target language for localization" (set from the
+ *           core "language" setting), `translations` "the translation
+ *           dictionary for the target language", `_fallback` "fallback
+ *           translations if the target keys are not found"; `has(stringId,
+ *           fallback = true)` "allow fallback translations to count?";
+ *           `localize` returns "the original string" when no translation is
+ *           available. The fallback is English: foundryvtt/foundryvtt#11003
+ *           (a field "translated in English but not in the currently chosen
+ *           language" is to use "fallback translation keys"); and
+ *           foundryvtt/dnd5e#5719: a plural form a language needs ("few")
+ *           but English lacks is shown as its key — so the fake gives no
+ *           kinder fallback than English's own keys.
  * [socketlib] farling42/foundryvtt-socketlib src/socketlib.js
  *           `_onSocketReceived(message, senderId)`: a module socket handler
  *           is called with the data and the sender's user id.
@@ -99,13 +113,39 @@ export class FakeNotifications {
   error(m) { this.messages.push(["error", m]); }
 }
 
-/** i18n reading the module's real en.json. */
-export function fakeI18n(lang) {
+/**
+ * game.i18n as Foundry's Localization [i18n]: the translations of `lang`
+ * (its code), English as the fallback of a key they lack. `served` records
+ * each key answered from the fallback, so a test can tell a language that
+ * says everything itself from one that borrows English.
+ * @param {Record<string, string>} translations the language's file (flat keys)
+ * @param {{lang?: string, fallback?: Record<string, string>}} [options]
+ *   `fallback`: English's file (none for English itself)
+ */
+export function fakeI18n(translations, { lang = "en", fallback = {} } = {}) {
   const fmt = (s, p) => s.replace(/\{(\w+)\}/g, (w, k) => (p?.[k] === undefined ? w : String(p[k])));
+  const own = (k) => typeof translations[k] === "string";
+  const spare = (k) => typeof fallback[k] === "string";
+  const served = new Set();
+  const text = (k) => {
+    if (own(k)) return translations[k];
+    if (spare(k)) {
+      served.add(k);
+      return fallback[k];
+    }
+    return undefined;
+  };
   return {
-    has: (k) => typeof lang[k] === "string",
-    localize: (k) => lang[k] ?? k,
-    format: (k, p) => (typeof lang[k] === "string" ? fmt(lang[k], p) : k),
+    lang,
+    translations,
+    _fallback: fallback,
+    served,
+    has: (k, useFallback = true) => own(k) || (useFallback && spare(k)),
+    localize: (k) => text(k) ?? k,
+    format: (k, p) => {
+      const s = text(k);
+      return s === undefined ? k : fmt(s, p);
+    },
   };
 }
 
@@ -199,7 +239,7 @@ export function fakeCanvas(tokens = [], zoom = 1) {
 
 /** Build a game for one user among `users`; `activeGM` is who Foundry
  * elects: by default an active full Gamemaster before an Assistant [i11242]. */
-export function fakeGame({ user, users, activeGM, lang, socket, actors = [], worldTime = 0 }) {
+export function fakeGame({ user, users, activeGM, lang, i18n, socket, actors = [], worldTime = 0 }) {
   // Each browser has its own User objects (as in Foundry); flags are shared,
   // standing in for the server syncing documents between browsers.
   const own = new Map(users.map((u) => [u.id, Object.assign(Object.create(Object.getPrototypeOf(u)), u)]));
@@ -216,7 +256,8 @@ export function fakeGame({ user, users, activeGM, lang, socket, actors = [], wor
     user,
     users: usersColl,
     settings: new FakeSettings(),
-    i18n: fakeI18n(lang),
+    // `i18n`: a Foundry set to another language (languages.mjs i18nFor); else `lang`, English.
+    i18n: i18n ?? fakeI18n(lang),
     socket,
     world: { id: "test-world" },
     time: { worldTime },

@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
-from vigil.plain_errors import explain
+from vigil.plain_errors import explained
 from vigil.rules.commands import (
     AddCharacter,
     CombatEnd,
@@ -221,7 +221,8 @@ def _convert(data: Any, typ: type[T], field: str, value: Any) -> T:
     try:
         return msgspec.convert(data, typ)
     except msgspec.ValidationError as exc:
-        raise RuleError("bad_value", field=field, value=_short(value), reason=explain(str(exc))[1]) from None
+        _, reason, why = explained(str(exc))
+        raise RuleError("bad_value", field=field, value=_short(value), reason=reason, **why) from None
 
 
 def _short(value: Any) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from vigil.plain_errors import explain
+from vigil.plain_errors import explained
 from vigil.rules.words import english_error
 
 
@@ -48,5 +48,5 @@ class RuleError(Exception):
 def options_refused(exc: msgspec.ValidationError) -> RuleError:
     """``bad_options`` for table options that msgspec refused, in plain
     words naming the option (as ``bad_input`` names a command's field)."""
-    field, reason = explain(str(exc))
-    return RuleError("bad_options", field=field or "options", reason=reason)
+    field, reason, why = explained(str(exc))
+    return RuleError("bad_options", field=field or "options", reason=reason, **why)

@@ -156,7 +156,7 @@ function numbers(system, ch) {
 function conditionLines(system, ch) {
   const items = [
     ...conditionsOf(system, ch).map((c) => h("li", { class: `condition condition-${c.key}`, dataset: { condition: c.key } }, t(`VIGIL.Condition.${c.key}`, { names: c.names.join(", ") }))),
-    ...kitUses(ch).map((k) => h("li", { class: `kit${k.uses ? "" : " used-up"}`, dataset: { kit: k.kit } }, t(`VIGIL.Kit.uses.${k.uses === 0 ? "none" : k.uses === 1 ? "one" : "many"}`, { kit: k.kit, n: k.uses }))),
+    ...kitUses(ch).map((k) => h("li", { class: `kit${k.uses ? "" : " used-up"}`, dataset: { kit: k.kit } }, t("VIGIL.Kit.uses", { kit: k.kit, n: k.uses }))),
     ...talentsOf(system, ch).map((x) => h("li", { class: `talent talent-${x.which}`, dataset: { talent: x.which } }, t(`VIGIL.Talent.${x.which}`, { name: x.name }))),
   ];
   return items.length ? h("ul", { class: "conditions" }, items) : null;
