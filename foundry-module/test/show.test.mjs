@@ -33,8 +33,10 @@ test("newestOutcome: the newest of several doses in one change, the newest chang
 });
 
 test("a poisoned character has a condition (never 'no conditions'); injuries name their penalty", () => {
-  const juk = { sheet: { poisons: { p0001: { name: "", kind: "poison" } } }, derived: { poisons: { p0001: { called: "Adder venom" } } } };
-  assert.deepEqual(conditionsOf("hursagmu", juk), [{ key: "poisoned", names: ["Adder venom"] }]);
+  const juk = { sheet: { poisons: { p0001: { name: "Adder venom", kind: "poison" }, p0002: { name: "", kind: "drug" } } } };
+  // An unnamed one is called by its kind, in the reader's words (the server sends no English for it).
+  const unnamed = (kind) => t(`VIGIL.Param.unnamed.${kind}`);
+  assert.deepEqual(conditionsOf("hursagmu", juk, { unnamed }), [{ key: "poisoned", names: ["Adder venom", "the drug"] }]);
   assert.equal(t("VIGIL.Condition.poisoned", { names: "Adder venom" }), "Poisoned: Adder venom");
   assert.deepEqual(conditionsOf("hursagmu", { sheet: { poisons: {} } }), []);
   assert.deepEqual(conditionsOf("hursagmu", { visibility: "status" }), [], "a withheld sheet says nothing");

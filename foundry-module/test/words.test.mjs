@@ -144,3 +144,14 @@ test("a validation reason sent as a code (plain_errors.py `why`) reads in the re
   // A reason without words of its own keeps the server's English rather than vanishing.
   assert.ok(wordsIn("ru").error({ code: "bad_input", params: { field: "pain", reason: "it must be text" } }).includes("it must be text"));
 });
+
+test("what has no name of its own is said in the reader's words: the table corrected, an unnamed poison", () => {
+  // The server sends a table correction's target as null and an unnamed poison as its kind
+  // (rules/engine.py _correct; hursagmu Poison.called), never English words for them.
+  const de = wordsIn("de");
+  assert.match(de.event({ code: "corrected", char: null, params: { field: "despair", value: 4, target: null } }), /^Die SL setzt \S+ von dem Tisch auf 4\.$/);
+  assert.equal(de.event({ code: "poison_stopped", char: "c", params: { poison: "p0001", called: "", kind: "poison" } }), "Gift wirkt nicht mehr.");
+  assert.equal(wordsIn("en").event({ code: "poison_fought_off", char: "c", params: { poison: "p0001", called: "", kind: "drug" } }, { c: "Juk" }), "Juk has fought off the drug.");
+  // A poison with a name is called by it, in every language.
+  assert.equal(wordsIn("ru").event({ code: "poison_stopped", char: "c", params: { poison: "p0001", called: "Adder venom", kind: "poison" } }), "Adder venom: действие закончилось.");
+});

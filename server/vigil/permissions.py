@@ -8,9 +8,12 @@ Anything not listed is GM-only; operator commands need the operator token.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import Any
 
+from msgspec import inspect as mi
+
+from vigil.protocol import ALL_COMMANDS
 from vigil.table_commands import OPERATOR_COMMANDS
 
 # command tag -> fields that must name one of the player's own characters
@@ -47,10 +50,31 @@ GM_ONLY_FIELDS: dict[str, dict[str, Any]] = {
     "mettle.stabilize": {"tn": None, "modifiers": 0, "lot": None},
 }
 
+
 # Fields naming characters a command acts on; for a player each must be
 # its own or one it may see (docs/design.md "Visibility"), so that a hidden
 # character can be neither probed nor touched.
-TARGET_FIELDS: tuple[str, ...] = ("char", "helper", "who", "patient", "healer")
+# Read from the commands' types, where ``CharId`` marks each such field
+# (vigil.rules.commands), so that a new command's field is checked the day
+# it is typed, not the day someone remembers a list.
+def _naming_a_character(commands: Iterable[type[Any]]) -> tuple[str, ...]:
+    """The fields of ``commands`` typed ``CharId`` (or ``CharId | None``):
+    each names one character (a list of them, as a token's, is no target)."""
+    names: set[str] = set()
+    for command in commands:
+        info = mi.type_info(command)
+        assert isinstance(info, mi.StructType)
+        for field in info.fields:
+            typ = field.type
+            if isinstance(typ, mi.UnionType):
+                named = [t for t in typ.types if not isinstance(t, mi.NoneType)]
+                typ = named[0] if len(named) == 1 else typ
+            if isinstance(typ, mi.Metadata) and (typ.extra or {}).get("ref") == "character":
+                names.add(field.name)
+    return tuple(sorted(names))
+
+
+TARGET_FIELDS: tuple[str, ...] = _naming_a_character(ALL_COMMANDS)
 
 # Any player of the table (DRYH-09: "any player may spend 1 hope" to improve
 # the protagonist's roll).

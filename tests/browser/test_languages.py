@@ -66,9 +66,6 @@ NAMES = [
 LAYOUTS = ["compact", "overlay", "lower-third", "corner", "character", "roll"]
 SWITCH_LAYOUT_JS = "(layout) => { location.hash = `layout=${layout}&lang=${document.documentElement.lang}`; }"
 
-# What the server calls an unnamed poison (see the end of the first test).
-UNNAMED_POISON = {"the", "poison"}
-
 
 def language_words(code: str) -> set[str]:
     text = " ".join(json.loads((LANG / f"{code}.json").read_text(encoding="utf-8")).values())
@@ -171,19 +168,7 @@ async def test_gm_player_and_stream_pages_show_no_english_in_german_and_russian(
             for page in (gm, player, stream):
                 await page.context.close()
     print(json.dumps(findings, ensure_ascii=False, indent=1))
-    # Known and left to the rules (reported to the lead): the server words an
-    # unnamed poison itself, in English (hursagmu/state.py Poison.called,
-    # "the poison"), in the events and countdowns that name it. Only those
-    # words, only on Hursagmu's pages, are let through.
-    left = {
-        where: {
-            w: e
-            for w, e in found.items()
-            if (w != "blanks" or e) and not (where.startswith("hursagmu ") and w in UNNAMED_POISON)
-        }
-        for where, found in findings.items()
-    }
-    assert {where: found for where, found in left.items() if found} == {}
+    assert findings == {}
 
 
 async def test_the_picked_language_is_remembered_and_a_stream_link_keeps_its_own(

@@ -205,6 +205,16 @@ def test_untyped_bodies_name_the_game_shape_they_take() -> None:
     assert field("table.import", "document")["type"] == "document"
 
 
+def test_every_field_naming_one_character_is_a_players_target() -> None:
+    """The fields a player's command may name only visible characters in
+    are read from the commands' types: each field of a command the
+    catalogue says is a character is one of them, and each of them is a
+    character somewhere (what a list or a map holds is no field of its own)."""
+    typed = {f["name"] for tag in TAGS for f in COMMANDS[tag]["fields"] if f["type"] == "character"}
+    assert typed == set(permissions.TARGET_FIELDS)
+    assert "chars" not in permissions.TARGET_FIELDS  # a token's list of them is no target
+
+
 def test_character_fields_and_refs() -> None:
     """Fields naming characters are "character"; a new character's id is a
     plain string; each ref names a thing its game's sheet holds."""

@@ -133,7 +133,9 @@ def test_dryh17_response_boxes_option_bounds_checks() -> None:
 def test_coins_are_corrected_as_table_fields() -> None:
     """The GM sets the coins with the engine's correction (char None)."""
     t, ev = run(new_table(), Correct(field="despair", value=4))
-    assert t.despair == 4 and ev[0].params["target"] == "the table"
+    # No character is its target: each reader says "the table" in their own words.
+    assert t.despair == 4 and ev[0].params["target"] is None
+    assert english(ev[0]) == "The GM sets despair of the table to 4."
     refused(t, Correct(field="hope", value=-1), "bad_value")
 
 

@@ -12,6 +12,7 @@ from vigil.rules.commands import Correct
 from vigil.rules.hursagmu.commands import ApplyPoison
 from vigil.rules.hursagmu.state import HursagmuTable
 from vigil.rules.outcome import RuleError
+from vigil.rules.words import english
 
 
 def poisoned(damage: int = 5, interval: int = 6, duration: int = 20, **kw: object) -> HursagmuTable:
@@ -166,5 +167,15 @@ def test_hur13_summary_and_derived_show_the_poison() -> None:
     assert [(c.kind, c.until, c.since) for c in summary.countdowns] == [("poison", 28, 10)]
     derived = SYSTEM.derived(t, "c")
     assert derived["poisons"] == {
-        "p0001": {"called": "the poison", "next_dose_at": 16, "doses_left": 3, "ends_at": 28}
+        "p0001": {"called": "", "kind": "poison", "next_dose_at": 16, "doses_left": 3, "ends_at": 28}
     }
+
+
+def test_hur13_an_unnamed_poison_is_called_by_its_kind_in_each_language() -> None:
+    """The server sends an unnamed poison's kind, not English words for it
+    ("the poison"), so every reader's language can say it; its own English
+    (logs, export) still reads "the poison"."""
+    t = poisoned()
+    hit = one(advance(t, 16, 1, 2).events, "poison_dose")
+    assert hit.params["called"] == "" and hit.params["kind"] == "poison"
+    assert english(hit).startswith("A dose of the poison hits")

@@ -32,7 +32,7 @@ class Running:
         return client
 
     async def operator(self) -> Client:
-        return await self.connect(self.hub.operator_token(), expect_state=False)
+        return await self.connect(self.hub.access.operator_token(), expect_state=False)
 
     async def table(
         self,

@@ -55,7 +55,9 @@ class Node:
     async def settle(self) -> None:
         """Until every task the node spawned for what it was fed is done."""
         for _ in range(100):
-            pending = [t for t in self.cluster.tasks if not t.done()]
+            pending = [
+                t for tasks in (self.cluster.tasks, self.hub.fanout.ending) for t in tasks if not t.done()
+            ]
             if not pending:
                 return
             await asyncio.wait(pending, timeout=5)
@@ -82,7 +84,7 @@ async def attached_elsewhere(cluster: Cluster, url: str, table: str, owner: str)
     a hello as a client sends it; the owner's answers are the test's to feed."""
     orphans(url, table)
     lease_to(url, table, owner)
-    conn = Conn(ws=StubSocket())  # type: ignore[arg-type]
+    conn = Conn(ws=StubSocket(), sockets=cluster.hub.fanout)  # type: ignore[arg-type]
     token = tokens.sign("k", tokens.new_record(table, "gm", [], "gm", 30))
     hello = Hello(protocol=PROTOCOL_VERSION, token=token, session="s")
     assert await cluster.hello(conn, hello, table) is None
@@ -129,7 +131,7 @@ async def node(postgres_url: str, redis_url: str) -> AsyncIterator[Node]:
         await hub.start()
         assert isinstance(hub.placement, Cluster)
         host = await hub.create_table("mettle", "Friday", {}, "t1")
-        token, _record = await hub.mint(host, "gm", [], "gm", None)
+        token, _record = await hub.access.mint(host, "gm", [], "gm", None)
         yield Node(hub=hub, cluster=hub.placement, host=host, gm_token=token)
     finally:
         await hub.stop()
@@ -153,7 +155,7 @@ async def test_a_table_whose_pause_fails_as_it_is_taken_does_not_stop_the_sweep(
     # Both were left running by a node gone for long: each is paused as it
     # is taken, and the first one's pause cannot be committed (the store
     # holds another entry at its rev, or its outcome is unknown).
-    monkeypatch.setattr("vigil.net.hub.timers.held_since", lambda table, mark: time.time())
+    monkeypatch.setattr("vigil.net.hub.presence.held_since", lambda table, mark: time.time())
     held: list[str] = []
 
     async def hold(host: TableHost, at: float | None) -> None:
@@ -179,7 +181,7 @@ async def test_an_operator_request_for_a_table_nobody_owns_leaves_nothing_behind
     orphans(postgres_url, "nobodys")
     sent: list[bytes] = []
     monkeypatch.setattr(node.hub.fanout, "send", lambda conn, message, *rest: sent.append(message))
-    operator = Conn(ws=StubSocket(), role="operator", token_id="op")  # type: ignore[arg-type]
+    operator = Conn(ws=StubSocket(), sockets=node.hub.fanout, role="operator", token_id="op")  # type: ignore[arg-type]
     for table in ("nobodys", "nowhere"):
         frame = b'{"type":"cmd","id":"m1","table":"%s","body":{"type":"table.export"}}' % table.encode()
         await node.cluster.forward(operator, "m1", frame, table)
@@ -187,7 +189,7 @@ async def test_an_operator_request_for_a_table_nobody_owns_leaves_nothing_behind
         ("m1", "table_unavailable"),
         ("m1", "unknown_table"),
     ]
-    assert node.cluster._operators == {} and node.cluster._waiting == {}
+    assert node.cluster.waiting() == 0
 
 
 def lease_to(url: str, table: str, node: str) -> None:
@@ -219,19 +221,33 @@ async def test_a_hello_that_finds_the_table_moved_sends_the_connections_of_its_f
 
 
 def beacons(node: Node) -> list[wire.Beacon]:
-    """The beacons the node has queued on its bus (and forgets them)."""
-    queued, node.cluster.bus._out[:] = list(node.cluster.bus._out), []
-    decoded = [wire.decoder.decode(data) for _, data, _ in queued]
+    """The beacons the node publishes on its bus in one round (recorded in
+    place of being sent: Bus.publish is the node's one way out)."""
+    published: list[bytes] = []
+    bus = node.cluster.bus
+    send = bus.publish
+    bus.publish = lambda channel, data: published.append(data)  # type: ignore[method-assign]
+    try:
+        node.cluster.beacons()
+    finally:
+        bus.publish = send  # type: ignore[method-assign]
+    decoded = [wire.decoder.decode(data) for data in published]
     return [m for m in decoded if isinstance(m, wire.Beacon)]
 
 
+def later(node: Node, seconds: float) -> None:
+    """The node's clock moved on by ``seconds`` (as over a pause of the
+    process: nothing of it ran meanwhile)."""
+    clock = node.cluster.clock
+    node.cluster.clock = lambda: clock() + seconds
+
+
 async def test_a_node_whose_leases_are_in_doubt_sends_no_beacon(node: Node) -> None:
-    node.host.join(RemoteConn(node="n2", ref=1, role="spectator"))  # another node watches t1
-    node.cluster.beacons()
+    # Another node watches t1.
+    node.host.join(RemoteConn(node="n2", ref=1, link=node.cluster, role="spectator"))
     assert [(b.t, b.owner) for b in beacons(node)] == [("t1", "n1")]
-    # Its last renewal began a lease ago (it was paused): t1 may be another's.
-    node.cluster._renewed = time.monotonic() - 2 * LEASE
-    node.cluster.beacons()
+    # Its last renewal began two leases ago (it was paused): t1 may be another's.
+    later(node, 2 * LEASE)
     assert beacons(node) == []
 
 
@@ -243,7 +259,7 @@ async def test_a_node_back_after_a_lease_without_heartbeat_attaches_its_connecti
     await cluster.sweep()  # renewed in time: kept
     assert cluster.remote(watching)
     # Paused for two leases: n2 saw no heartbeat and let the connection go.
-    cluster._renewed = time.monotonic() - 2 * LEASE
+    later(node, 2 * LEASE)
     await cluster.sweep()
     await node.settle()
     assert watching.ws.closed == [(1013, "resync")]  # type: ignore[attr-defined]
@@ -269,13 +285,14 @@ async def test_what_the_follower_decides_is_done_to_the_connections(
     assert not node.cluster.remote(conn)
 
 
-async def test_a_table_just_taken_is_announced_even_with_no_other_node_watching(node: Node) -> None:
+async def test_a_table_just_taken_is_announced_even_with_no_other_node_watching(
+    node: Node, postgres_url: str
+) -> None:
     """Another node may hold connections attached to the table's former
     owner (a process of this node's name, before a restart) that this one
     does not know: its beacons go out for a lease after the take."""
-    node.cluster.beacons()
     assert beacons(node) == []  # nobody attached, nothing taken lately
-    node.cluster._announce["t1"] = time.monotonic() + LEASE
-    node.cluster.beacons()
-    fence = node.cluster.leases.store.fences["t1"]
-    assert [(b.t, b.owner, b.fence) for b in beacons(node)] == [("t1", "n1", fence)]
+    orphans(postgres_url, "o1")
+    assert await node.cluster.claim("o1")  # a hello found it orphaned
+    fence = node.cluster.leases.store.fences["o1"]
+    assert [(b.t, b.owner, b.fence) for b in beacons(node)] == [("o1", "n1", fence)]

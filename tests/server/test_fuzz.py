@@ -56,7 +56,7 @@ def _hello(url: str, token: str) -> ClientConnection:
 def fuzz_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     srv = ThreadServer(tmp_path_factory.mktemp("fuzz"))
     url = f"ws://127.0.0.1:{srv.config.port}/ws"
-    op = _hello(url, srv.hub.operator_token())
+    op = _hello(url, srv.hub.access.operator_token())
     op.send(
         json.dumps(
             {

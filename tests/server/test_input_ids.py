@@ -66,7 +66,7 @@ async def test_a_database_holding_an_id_ending_in_a_newline_still_loads(
     hub, server = await start(config)
     table_id = "old"
     host = await hub.create_table(system, "Old", {}, table_id)
-    gm_token, _ = await hub.mint(host, "gm", [], "gm", None)
+    gm_token, _ = await hub.access.mint(host, "gm", [], "gm", None)
     await shutdown(hub, server)
     store = SqliteStore(config.db_path)
     table = Table(

@@ -149,7 +149,7 @@ async def test_hello_rules(tmp_path: pathlib.Path) -> None:
             await ws.send(json.dumps({"type": "ping", "id": "p"}))
             assert json.loads(await ws.recv())["code"] == "hello_first"
         async with connect(url) as ws:  # a future protocol
-            token = run.hub.operator_token()
+            token = run.hub.access.operator_token()
             await ws.send(json.dumps({"type": "hello", "protocol": 2, "token": token}))
             reply = json.loads(await ws.recv())
             assert reply["code"] == "bad_protocol" and reply["params"] == {"server": 1, "client": 2}
@@ -214,12 +214,16 @@ async def test_origin_allowlist(tmp_path: pathlib.Path) -> None:
         assert refused.value.response.status_code == 403
         async with connect(run.url, origin="https://foundry.example") as ws:  # type: ignore[arg-type]
             await ws.send(
-                json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "token": run.hub.operator_token()})
+                json.dumps(
+                    {"type": "hello", "protocol": PROTOCOL_VERSION, "token": run.hub.access.operator_token()}
+                )
             )
             assert json.loads(await ws.recv())["type"] == "welcome"
         async with connect(run.url) as ws:  # no Origin: not a browser
             await ws.send(
-                json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "token": run.hub.operator_token()})
+                json.dumps(
+                    {"type": "hello", "protocol": PROTOCOL_VERSION, "token": run.hub.access.operator_token()}
+                )
             )
             assert json.loads(await ws.recv())["type"] == "welcome"
     finally:

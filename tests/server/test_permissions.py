@@ -80,7 +80,7 @@ async def test_bad_expired_and_foreign_tokens(running: Running) -> None:
     assert refused.errors[0]["code"] == "bad_token"
     # An expired token: signed with the right key, but past its expiry.
     host = running.hub.hosts[table]
-    _token, record = await running.hub.mint(host, "player", ["a"], "x", None)
+    _token, record = await running.hub.access.mint(host, "player", ["a"], "x", None)
     claims = auth.Claims(
         table=table, role="player", token_id=record.token_id, chars=["a"], expires=time.time() - 1
     )

@@ -12,8 +12,8 @@ from tests.server.conftest import Running, make_config
 from tests.support.client import WAIT
 
 from vigil.net.app import shutdown, start
-from vigil.net.commands import host_for
 from vigil.net.errors import Refused
+from vigil.net.requests import host_for
 from vigil.net.writer import GivenUp
 from vigil.table import Table
 

@@ -192,7 +192,7 @@ class ReconnectingClient:
         return {msg_id: o.answer for msg_id, o in self.outcomes.items() if o.acked}
 
     def request(self, msg_id: str) -> str:
-        """What the log names a command of this client by (vigil.net.commands)."""
+        """What the log names a command of this client by (vigil.net.routing.request_key)."""
         assert self.token_id is not None
         return f"{self.token_id}/{self.name}/{msg_id}"
 

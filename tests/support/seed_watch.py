@@ -23,7 +23,7 @@ from tests.support.client import Client
 from tests.support.patching import SessionPatches
 
 from vigil import export, table
-from vigil.net import commands
+from vigil.net import requests
 
 
 class SeedWatch(SessionPatches):
@@ -89,7 +89,7 @@ class SeedWatch(SessionPatches):
         self.wrap(Client, "handle", received)
         self.wrap(structlog.PrintLogger, "msg", printed)
         self.wrap(export, "export", exported)
-        self.wrap(commands, "export", exported)
+        self.wrap(requests, "export", exported)
 
     @pytest.hookimpl
     def pytest_runtest_setup(self, item: pytest.Item) -> None:

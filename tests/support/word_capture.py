@@ -47,7 +47,7 @@ from tests.support.client import Client
 from tests.support.patching import SessionPatches
 
 from vigil import changes
-from vigil.net import commands, connection, errors
+from vigil.net import connection, errors, requests
 from vigil.rules import engine
 from vigil.rules.outcome import RuleError
 
@@ -180,7 +180,7 @@ class WordCapture(SessionPatches):
         self.wrap(engine, "apply", engine_call)
         self.wrap(engine, "advance", engine_call)
         self.wrap(changes.Change, "entry", entry)
-        self.wrap(commands, "history_page", history)
+        self.wrap(requests, "history_page", history)
         self.wrap(connection, "error_message", error_frame)
 
     # -- pytest hooks --------------------------------------------------------

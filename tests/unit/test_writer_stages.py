@@ -65,8 +65,16 @@ class FakeCommitter:
 
 
 class FakeRelay:
+    """The link to the remote connections of the tests (vigil.net.host.Link)."""
+
     def __init__(self, record: Record, host: TableHost) -> None:
         self.record, self.host = record, host
+
+    def send(self, peer: RemoteConn, messages: list[bytes], rev: int | None, epoch: int | None) -> None:
+        self.record.add("send", (peer.ref, rev))
+
+    def answer(self, peer: RemoteConn, id: str, data: bytes) -> None:
+        self.record.add("answer", data)
 
     def close(self, peer: RemoteConn, code: CloseCode, reason: str) -> None:
         self.record.add("close", (peer.ref, int(code), reason, self.host.lock.locked()))
@@ -78,7 +86,7 @@ class FakeFanOut:
         self.relay = FakeRelay(record, host)
 
     def answer(self, reply: Reply) -> None:
-        self.record.add("answer", reply.data)
+        reply.peer.answer(reply.id, reply.data)
 
     def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None = None) -> None:
         self.record.add("publish", ([rev for rev, _ in rendered], reply.data if reply else None))
@@ -104,7 +112,7 @@ class Harness:
         return Edit(make=lambda t, w, c: t.prepare(body, w, c), **kw)
 
     def ack(self, rev: int, result: Any) -> Reply:
-        return Reply(RemoteConn(node="n2", ref=1), "m1", b"ack@%d" % rev)
+        return Reply(RemoteConn(node="n2", ref=1, link=self.fanout.relay), "m1", b"ack@%d" % rev)
 
 
 @pytest.fixture
@@ -210,7 +218,7 @@ async def test_a_request_sent_again_is_answered_with_its_first_ack_and_applied_o
 
 
 async def test_a_new_epoch_sends_its_snapshots_after_what_is_kept_and_before_the_patches(h: Harness) -> None:
-    h.host.join(RemoteConn(node="n2", ref=5, role="spectator"))
+    h.host.join(RemoteConn(node="n2", ref=5, link=h.fanout.relay, role="spectator"))
     await h.writer.run(h.host, Edit(new_epoch=True, keep=lambda: h.record.add("keep")))
     assert h.record.names() == ["keep", "snapshot", "publish"]
     assert h.host.record.epoch == h.host.table.epoch == 2
@@ -220,8 +228,8 @@ async def test_a_new_epoch_sends_its_snapshots_after_what_is_kept_and_before_the
 async def test_the_connections_an_edit_ends_are_closed_after_it_is_sent_and_the_lock_released(
     h: Harness,
 ) -> None:
-    h.host.join(RemoteConn(node="n2", ref=5, role="spectator"))
-    h.host.join(RemoteConn(node="n2", ref=6, role="gm"))
+    h.host.join(RemoteConn(node="n2", ref=5, link=h.fanout.relay, role="spectator"))
+    h.host.join(RemoteConn(node="n2", ref=6, link=h.fanout.relay, role="gm"))
     closing = Closing(CloseCode.TOKEN_REVOKED, "revoked", lambda c: c.role == "spectator")
     await h.writer.run(h.host, h.edit(close=closing), h.ack)
     assert h.record.names() == ["commit", "durable", "publish", "committed", "close"]

@@ -102,8 +102,8 @@ export const GAMES = Object.freeze({
   hursagmu: {
     // HUR-13 poison doses, HUR-08 an unconscious character's rest rolls and
     // HUR-09 the wake hour's recovery rolls: the clock rolls their dice.
-    random: (d) => [
-      ...Object.values(d.poisons ?? {}).map((p) => ({ kind: "poison_dose", until: p.next_dose_at, name: p.called })),
+    random: (d, unnamed) => [
+      ...Object.values(d.poisons ?? {}).map((p) => ({ kind: "poison_dose", until: p.next_dose_at, name: p.called || unnamed(p.kind) })),
       { kind: "rest_roll", until: d.next_rest_at },
       { kind: "recovery_roll", until: d.next_recovery_at },
     ],
@@ -131,12 +131,14 @@ export const RANDOM_KINDS = Object.freeze(["poison_dose", "rest_roll", "recovery
  * paused clock holds them still): [{kind, until, name?}]. From the server's
  * derived numbers, so only for a viewer who sees them (`random` of GAMES:
  * Hursagmu's; Pain & Mettle's and DRYH's timed effects have sure outcomes,
- * and their deadlines are the server's countdowns).
+ * and their deadlines are the server's countdowns). `unnamed` words an
+ * unnamed poison by its kind (core/words.js `unnamed`, with the reader's
+ * language file); this module has no words of its own.
  */
-export function nextRandom(game, ch) {
+export function nextRandom(game, ch, { unnamed = (kind) => kind } = {}) {
   const random = GAMES[game]?.random;
   if (!random || !ch?.derived) return [];
-  return random(ch.derived)
+  return random(ch.derived, unnamed)
     .filter((c) => typeof c.until === "number" && Number.isFinite(c.until))
     .sort((a, b) => a.until - b.until);
 }
@@ -151,8 +153,8 @@ export const COUNTDOWN_KINDS = Object.freeze(["dying", "busy", "rest_hour", "poi
  * (`nextRandom`: "Next dose of Adder venom in 04:32"), each drawn from the
  * clock anchor: [{kind, until, since?, name?, random?}].
  */
-export function countdownsOf(game, ch) {
-  return [...(ch?.countdowns ?? []), ...nextRandom(game, ch).map((c) => ({ ...c, random: true }))];
+export function countdownsOf(game, ch, words = {}) {
+  return [...(ch?.countdowns ?? []), ...nextRandom(game, ch, words).map((c) => ({ ...c, random: true }))];
 }
 
 /**
@@ -226,14 +228,14 @@ export function dicePools(game, dice) {
  * again), a Pain & Mettle injury (MET-03: every check pays for it). A
  * poisoned character never reads "no conditions". [{key, names}] from what
  * the viewer sees (nothing for a withheld sheet); `VIGIL.Condition.<key>`
- * words it.
+ * words it; `unnamed` words an unnamed poison by its kind, as for `nextRandom`.
  */
-export function conditionsOf(game, ch) {
+export function conditionsOf(game, ch, { unnamed = (kind) => kind } = {}) {
   const s = ch?.sheet;
   if (!s) return [];
   const out = [];
   if (game === "hursagmu") {
-    const called = Object.entries(s.poisons ?? {}).map(([id, p]) => ch.derived?.poisons?.[id]?.called || p.name || p.kind || id);
+    const called = Object.values(s.poisons ?? {}).map((p) => p.name || unnamed(p.kind ?? "poison"));
     if (called.length) out.push({ key: "poisoned", names: called });
   }
   if (game === "mettle" && s.injuries?.length) out.push({ key: "injured", names: s.injuries.map((i) => `${i.label || i.id} (−${i.penalty})`) });

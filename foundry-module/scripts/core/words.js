@@ -199,6 +199,17 @@ export function counted(counts, lookup = () => undefined, locale = BASE_LOCALE) 
 }
 
 /**
+ * An unnamed poison or drug in the reader's words ("the drug"), as the
+ * server sends it: by its kind (`VIGIL.Param.unnamed.<kind>`).
+ * @param {string} kind
+ * @param {(key: string) => string|undefined} lookup
+ */
+export function unnamed(kind, lookup = () => undefined) {
+  const text = lookup(`VIGIL.Param.unnamed.${kind}`);
+  return typeof text === "string" ? text : `the ${spaced(kind)}`;
+}
+
+/**
  * Event or error params as words, for a sentence:
  * character ids become names (when the viewer knows the name), game times
  * clock readings and durations words, enum values and field names their
@@ -241,6 +252,11 @@ export function readable(params, { names = {}, lookup = () => undefined, locale 
   for (const key of CHAR_PARAMS) {
     if (typeof out[key] === "string" && names[out[key]]) out[key] = names[out[key]];
   }
+  // What has no name of its own travels as what it is (the server's words.py
+  // says the same in English): a correction of the table itself has no target
+  // character; an unnamed poison or drug is called by its kind.
+  if ("target" in params && params.target === null) out.target = word("VIGIL.Param.target.table", "the table");
+  if (params.called === "" && typeof params.kind === "string") out.called = unnamed(params.kind, lookup);
   const choice = (key, v) => {
     const param = v === null ? undefined : lookup(`VIGIL.Param.${key}.${v}`);
     const words = param ?? lookup(`VIGIL.Choice.${CHOICE_ALIAS[key] ?? key}.${v ?? "none"}`) ?? (v === null ? undefined : lookup(`VIGIL.Badge.${v}`));

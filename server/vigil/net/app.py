@@ -78,7 +78,8 @@ def make_hub(config: Config, store: Store) -> Hub:
     """The hub, and for a node of a cluster (``config.bus``) its part in it,
     wired once here: the cluster sits above the hub (it reaches tables,
     connections and the writer through it), and the hub and the fan-out
-    reach it only through their ports (Placement, Relay), which a node
+    reach it only through their ports (Placement: the cluster node; Relay:
+    its owner's side, vigil.net.remote_peers), which a node
     alone fills with LocalPlacement and LocalRelay (the hub's and the
     fan-out's own, so that no code asks whether a cluster exists). Its module
     is imported only for a cluster: Redis's client is an optional
@@ -90,7 +91,8 @@ def make_hub(config: Config, store: Store) -> Hub:
 
         if not isinstance(store, PostgresStore):
             raise ValueError("a cluster's nodes share a PostgreSQL store")
-        hub.placement = hub.fanout.relay = Cluster(hub, store)
+        cluster = hub.placement = Cluster(hub, store)
+        hub.fanout.relay = cluster.peers
     return hub
 
 
@@ -125,9 +127,9 @@ async def create_demo(hub: Hub) -> dict[str, tuple[str, str]]:
     gm = Actor(id="vigil#demo", role="gm")
     for body in DEMO_CHARACTERS:
         await hub.writer.run(host, Edit(actor=gm, make=functools.partial(_prepare, body)))
-    gm_token, _ = await hub.mint(host, "gm", [], "demo gm", None)
-    spectator, _ = await hub.mint(host, "spectator", [], "demo stream", None)
-    player, _ = await hub.mint(host, "player", ["brannoc"], "Brannoc's player", None)
+    gm_token, _ = await hub.access.mint(host, "gm", [], "demo gm", None)
+    spectator, _ = await hub.access.mint(host, "spectator", [], "demo stream", None)
+    player, _ = await hub.access.mint(host, "player", ["brannoc"], "Brannoc's player", None)
     return {
         "GM dashboard": ("gm", gm_token),
         "Spectator view": ("spectator", spectator),
@@ -187,7 +189,7 @@ async def run(config: Config, on_ready: Callable[[Hub, Server], None] | None = N
     )
     for label, (role, token) in hub.demo_tokens.items():
         lines.append(f"{label}: {config.page_url(role, token)}")
-    lines.append(f"Operator token: {hub.operator_token()}")
+    lines.append(f"Operator token: {hub.access.operator_token()}")
     lines.append("More tokens: vigil token --table ID --role gm|player|spectator [--chars a,b]")
     print("\n".join(lines), file=sys.stdout, flush=True)
     stop = asyncio.Event()

@@ -2,7 +2,7 @@
 sent again is answered with its first ack instead of being applied twice.
 
 A request is named by its sender's token, its client's session and its
-message id (:func:`vigil.net.commands.request_of`). A client sends a
+message id (:func:`vigil.net.routing.request_key`). A client sends a
 command again only while it has no answer for it: the client library does so
 for ``RESEND_SECONDS`` from its first send (after a reconnect, or after an
 ``outcome_unknown`` answer). So what matters is *time*, not a number of

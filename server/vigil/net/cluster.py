@@ -1,7 +1,8 @@
 """One node of a cluster: the tables it owns, and the connections it holds
 for tables other nodes own.
 
-**Ownership** (:class:`~vigil.store.leases.Leases`): a node owns the tables
+**Ownership** (:mod:`~vigil.net.ownership`, over
+:class:`~vigil.store.leases.Leases`): a node owns the tables
 it holds a lease on in PostgreSQL, renews them every third of a lease, and
 takes orphans (a dead node's, or never owned) up to its fair share; an
 owner loads its tables from the store, runs their timers and is their
@@ -20,7 +21,11 @@ watch go out once per edit in a :class:`~vigil.net.cluster_wire.Bundle`,
 each encoded once by the owner, and each node writes them to its sockets
 of those audiences. A request is forwarded to the owner, which runs it as
 its own connections' (the same code: vigil.net.connection) and answers;
-the ack of a change travels in the bundle, before its patches.
+the ack of a change travels in the bundle, before its patches. The
+owner's side of this (letting other nodes' connections in, reaching them,
+running their requests) is :mod:`~vigil.net.remote_peers`, the relay of a
+node of a cluster; this module composes it with ownership and with the
+following of other nodes' tables for this node's connections.
 
 **When it goes wrong**, a connection is closed with 1013 ("try again
 later") rather than left wrong: the client reconnects to any node, resumes
@@ -39,7 +44,7 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import msgspec
@@ -49,14 +54,14 @@ from vigil import auth
 from vigil.close_codes import CloseCode
 from vigil.net import bus as busmod
 from vigil.net import cluster_wire as wire
-from vigil.net import connection, metrics
 from vigil.net.errors import error_message
 from vigil.net.follower import Action, Answered, CheckOwner, Close, Follower, Send
-from vigil.net.host import Conn, RemoteConn, Rendered, TableHost
+from vigil.net.forwarding import Forwarding
+from vigil.net.host import Conn
 from vigil.net.hub import Hub
-from vigil.net.relay import Reply
+from vigil.net.ownership import Ownership
+from vigil.net.remote_peers import HELLO_STORE_SECONDS, RemotePeers
 from vigil.net.tasks import Tasks
-from vigil.net.writer import end
 from vigil.protocol import Hello
 from vigil.store.base import TableRecord, Unavailable
 from vigil.store.leases import Leases
@@ -68,10 +73,6 @@ log = structlog.get_logger("vigil")
 # hello on this node (a rotation closes the table's connections at once on
 # every node; a hello in that window is checked again by the owner).
 KEY_SECONDS = 5.0
-# How long a hello waits on the store (the table's key, its owner) before it
-# is refused 1013, "try again shortly": a client waits on it, so not the
-# background's patience (a PostgreSQL outage must not hold hellos for 20 s).
-HELLO_STORE_SECONDS = 2.0
 
 
 class Cluster:
@@ -82,41 +83,29 @@ class Cluster:
         config = hub.config
         self.hub = hub
         self.node = config.node
+        # The clock this node measures its leases, beacons and cached keys
+        # by (monotonic seconds): a port, so that a test makes a lease stale
+        # by moving the clock on, as a pause of the process would.
+        self.clock: Callable[[], float] = time.monotonic
         self.leases = Leases(store, self.node, config.lease_seconds)
         self.bus = busmod.Bus(config.bus, self.node, self.receive)
         # The tables other nodes own that this node's connections watch,
         # each followed by its pure state machine (vigil.net.follower).
         self.followed: dict[str, Follower] = {}
         self.conns: dict[int, Conn] = {}  # this node's connections to other nodes' tables
-        # This node's operator connections waiting for a request forwarded
-        # (attached to no table, so not among ``conns``).
-        self._operators: dict[int, Conn] = {}
         self._refs = itertools.count(1)
-        # Taking tables (a sweep's orphans, a hello's claim) one at a time:
-        # a lease of this node's own can be taken again, so two takes of one
-        # table at once would both succeed and load it twice, the second copy
-        # replacing the first in the hub while commands still commit through
-        # the first (the second then conflicts with the log forever).
-        self._taking = asyncio.Lock()
-        self._waiting: dict[tuple[int, str], asyncio.Future[None]] = {}
-        # Other nodes' connections being let in (their Attach is a task of
-        # its own), and whether their Detach came meanwhile: the Detach is
-        # read at once, and would otherwise find nothing to remove and leave
-        # the connection among the table's for good once it is in.
-        self._entering: dict[tuple[str, int], bool] = {}
         self._keys: dict[str, tuple[str, float]] = {}
-        # The tables this node took lately, until when each is announced by
-        # beacons even if no other node's connection is attached: another
-        # node may still hold connections attached to its former owner (a
-        # process of the same name, restarted), which only the beacon's new
-        # fence tells to resume here.
-        self._announce: dict[str, float] = {}
         # The work it runs on its own (a bus message handled, a close): a
         # test feeding it messages waits on them.
         self.tasks = Tasks("cluster")
         self._loops: list[asyncio.Task[None]] = []
-        # When the last renewal that succeeded began (its leases run from then).
-        self._renewed = time.monotonic()
+        # The owner's side: other nodes' connections to this node's tables
+        # (the relay the fan-out publishes through: vigil.net.app).
+        self.peers = RemotePeers(hub, self.bus, store, self._spawn)
+        # This node's requests forwarded to other nodes' tables, until answered.
+        self.forwarding = Forwarding(self.node, self.bus, hub.fanout, config.forward_seconds)
+        # The tables it owns: leases, sweeps, beacons.
+        self.ownership = Ownership(hub, self.leases, self.bus, lambda: self.clock(), self._resync)
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -126,7 +115,7 @@ class Cluster:
         await self.bus.start()
         await self.hub.storage.slow(self.leases.beat)
         await self.sweep()
-        self._loops = [asyncio.create_task(self._own()), asyncio.create_task(self._watch())]
+        self._loops = [asyncio.create_task(self.ownership.run()), asyncio.create_task(self._watch())]
 
     def halt(self) -> None:
         """Stop renewing, sweeping and beaconing (the first step of a stop)."""
@@ -138,9 +127,7 @@ class Cluster:
         told to resume elsewhere, and every lease ends now (the others take
         the tables at once)."""
         self.halt()
-        for host in self.hub.hosts.values():
-            for peer in list(host.remote.values()):
-                self.close(peer, CloseCode.TRY_AGAIN_LATER, "node stopping")
+        self.peers.close_all(CloseCode.TRY_AGAIN_LATER, "node stopping")
         with contextlib.suppress(Exception):
             await self.hub.storage.slow(self.leases.release)
         await self.bus.stop()
@@ -148,63 +135,35 @@ class Cluster:
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
         self.tasks.spawn(work)
 
-    # -- ownership ------------------------------------------------------------
-
-    async def _own(self) -> None:
-        """Every third of a lease: renew, give up what was lost, forget the
-        connections of dead nodes, take a share of the orphans."""
-        while True:
-            await asyncio.sleep(self.leases.ttl / 3)
-            try:
-                await self.sweep()
-            except Exception as exc:  # the database unreachable: the fences keep it safe
-                if isinstance(exc, Unavailable):  # an outage, said in one line
-                    log.warning("lease_sweep_failed", error=str(exc))
-                else:
-                    log.exception("lease_sweep_failed")
-                if time.monotonic() - self._renewed > self.leases.ttl:
-                    # Its leases may have run out by now: another node may own
-                    # its tables, so it serves none of them (stale views).
-                    for host in list(self.hub.hosts.values()):
-                        self.hub.writer.give_up(host, "lease_unknown")
+    # -- ownership (vigil.net.ownership) ---------------------------------------
 
     async def sweep(self) -> None:
-        """One round of ownership (see :meth:`_own`)."""
-        began = time.monotonic()
-        lost = await self.hub.storage.slow(self.leases.renew)
-        if began - self._renewed > self.leases.ttl:
-            # No heartbeat for a lease (paused, cut off): to the other nodes
-            # this one looked dead, and their sweeps let its connections go
-            # (below). Each resumes, to be attached again.
-            for table_id, follower in list(self.followed.items()):
-                self._perform(table_id, follower, follower.resync())
-        self._renewed = began
-        for table_id in lost:
-            host = self.hub.hosts.get(table_id)
-            if host is not None:
-                log.warning("table_lost", table=table_id)
-                self.hub.writer.give_up(host, "table_moved")
-        live = await self.hub.storage.slow(self.leases.live_nodes)
-        live.add(self.node)
-        for host in list(self.hub.hosts.values()):
-            for peer in [p for p in host.remote.values() if p.node not in live]:
-                self.hub.leave(host, peer)
-        share = await self.hub.storage.slow(self.leases.share)
-        async with self._taking:
-            want = share - len(self.hub.hosts)
-            if want > 0:
-                orphans = await self.hub.storage.slow(self.leases.orphans, want)
-                taken = await self.hub.storage.slow(self.leases.take, orphans)
-                for table_id in taken:
-                    await self._adopt(table_id)
+        """One round of ownership (:meth:`vigil.net.ownership.Ownership.sweep`)."""
+        await self.ownership.sweep()
+
+    def beacons(self) -> None:
+        """This node's beacons (:meth:`vigil.net.ownership.Ownership.beacons`)."""
+        self.ownership.beacons()
+
+    async def claim(self, table_id: str) -> bool:
+        """Take ``table_id`` now if nobody owns it (a hello found it orphaned)."""
+        return await self.ownership.claim(table_id)
+
+    def holding(self) -> bool:
+        return self.ownership.holding()
 
     def forget(self, table_id: str) -> None:
-        self.leases.forget(table_id)
+        self.ownership.forget(table_id)
 
     def given_up(self, record: TableRecord) -> None:
-        """Its fence no longer named: the next sweep takes it again
-        (reloaded from the store) unless another node has."""
-        self.forget(record.id)
+        self.ownership.given_up(record)
+
+    def _resync(self) -> None:
+        """This node looked dead to the others (its renewal late by a
+        lease): their sweeps let its connections go, and each resumes, to
+        be attached again."""
+        for table_id, follower in list(self.followed.items()):
+            self._perform(table_id, follower, follower.resync())
 
     def serves(self, table_id: str) -> bool:
         return table_id in self.hub.hosts
@@ -222,181 +181,18 @@ class Cluster:
             "remote_connections": self.count(),
         }
 
-    def holding(self) -> bool:
-        """Whether this node's leases are surely still its own: its last
-        renewal began less than a lease ago (by this node's clock, which
-        only measures the interval)."""
-        return time.monotonic() - self._renewed < self.leases.ttl
-
-    async def claim(self, table_id: str) -> bool:
-        """Take ``table_id`` now if nobody owns it (a hello found it orphaned)."""
-        async with self._taking:
-            if table_id in self.hub.hosts:  # taken meanwhile by this node
-                return True
-            taken = await self.hub.storage.slow(self.leases.take, [table_id])
-            if table_id not in taken:
-                return False
-            await self._adopt(table_id)
-            return table_id in self.hub.hosts
-
-    async def _adopt(self, table_id: str) -> None:
-        """Serve a table just taken, and announce it for a lease (beacons)."""
-        await self.hub.adopt(table_id)
-        self._announce[table_id] = time.monotonic() + self.leases.ttl
-
-    # -- the owner's side: reaching other nodes' connections (FanOut.relay) ----
-
-    def _to(self, node: str, message: wire.Wire) -> None:
-        self.bus.publish(busmod.inbox(node), wire.encoder.encode(message))
-
-    def send(self, peer: RemoteConn, messages: list[bytes], rev: int | None, epoch: int | None) -> None:
-        self._to(
-            peer.node, wire.Deliver(t=peer.table or "", ref=peer.ref, msgs=messages, rev=rev, epoch=epoch)
-        )
-
-    def answer(self, reply: Reply) -> None:
-        peer = reply.peer
-        assert isinstance(peer, RemoteConn)
-        self._to(peer.node, wire.Answer(t=peer.table or "", ref=peer.ref, id=reply.id, data=reply.data))
-
-    def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None) -> None:
-        keys = host.remote_keys
-        revs = [(rev, {k: m for k, m in messages.items() if k in keys}) for rev, messages in rendered]
-        acks = []
-        if reply is not None and isinstance(reply.peer, RemoteConn):
-            acks.append((reply.peer.node, reply.peer.ref, reply.id, reply.data))
-        bundle = wire.Bundle(t=host.table.id, epoch=host.table.epoch, revs=revs, acks=acks)
-        self.bus.publish(busmod.table_channel(host.table.id), wire.encoder.encode(bundle))
-
-    def close(self, peer: RemoteConn, code: CloseCode, reason: str) -> None:
-        self._to(peer.node, wire.Shut(t=peer.table or "", ref=peer.ref, code=int(code), reason=reason))
-
-    def beacons(self) -> None:
-        """Each owned table that other nodes watch: how far it is — as far
-        as its patches were published (the newest rev of its replay buffer,
-        of the epoch its record names: both change only once an edit is
-        durable and sent; with nothing published since the table was
-        loaded or its epoch began, its rev when no edit is under way), never
-        the rev of an edit under way, whose bundle comes once its commit is
-        done: a beacon of that rev would make every other node think it
-        missed a bundle and close its connections of the table. None while
-        this node's leases are in doubt (it was paused or cut off): another
-        node may own its tables by now, and a beacon naming this one would
-        send the connections attached there elsewhere again."""
-        if not self.holding():
-            return
-        now = time.monotonic()
-        for table_id, until in list(self._announce.items()):
-            if until < now:
-                del self._announce[table_id]
-        for host in self.hub.hosts.values():
-            fence = self.leases.store.fences.get(host.table.id)
-            if fence is not None and (host.remote or host.table.id in self._announce):
-                table = host.table
-                rev = host.replay.head
-                if rev is None:
-                    if host.lock.locked():
-                        continue  # the first edit since the load is under way
-                    rev = table.rev
-                beacon = wire.Beacon(
-                    t=table.id, epoch=host.record.epoch, rev=rev, owner=self.node, fence=fence
-                )
-                self.bus.publish(busmod.table_channel(table.id), wire.encoder.encode(beacon))
-
-    # -- the owner's side: requests from other nodes --------------------------
-
-    async def _attach(self, m: wire.Attach) -> None:
-        try:
-            joined = await self._let_in(m)
-        finally:
-            detached = self._entering.pop((m.node, m.ref), False)
-        if joined is not None and detached:
-            self.hub.leave(*joined)  # its node let it go while it was let in
-
-    async def _let_in(self, m: wire.Attach) -> tuple[TableHost, RemoteConn] | None:
-        """Take the connection ``m`` names among its table's (None: refused)."""
-        host = self.hub.hosts.get(m.t)
-        if host is None:
-            try:
-                record = await self.hub.storage.slow(self.leases.store.table, m.t, HELLO_STORE_SECONDS)
-            except Unavailable:
-                unavailable = error_message("store_unavailable", {}, None)
-                shut = wire.Shut(
-                    t=m.t,
-                    ref=m.ref,
-                    code=int(CloseCode.TRY_AGAIN_LATER),
-                    reason="store_unavailable",
-                    data=unavailable,
-                )
-                self._to(m.node, shut)
-                return None
-            if record is None:
-                # Deleted (the other node checked the token with a key it
-                # read before): refused as a node alone refuses it.
-                refused = wire.Shut(
-                    t=m.t,
-                    ref=m.ref,
-                    code=int(CloseCode.REFUSED),
-                    reason="bad_token",
-                    data=error_message("bad_token", {}, None),
-                )
-                self._to(m.node, refused)
-                return None
-            self._moved_away(m.node, m.t, m.ref)
-            return None
-        peer = RemoteConn(node=m.node, ref=m.ref)
-        refusal = await connection.enter(self.hub, peer, m.token, m.resume, m.session, self._attached)
-        if refusal is not None:
-            close, code, data = refusal
-            self._to(m.node, wire.Shut(t=m.t, ref=m.ref, code=int(close), reason=code, data=data))
-            return None
-        joined = self.hub.hosts.get(peer.table or "")
-        return None if joined is None else (joined, peer)
-
-    def _moved_away(self, node: str, table_id: str, ref: int) -> None:
-        """Tell ``node`` this one does not serve ``table_id`` (any more): its
-        connection ``ref`` resumes where the table is now (1013)."""
-        shut = wire.Shut(t=table_id, ref=ref, code=int(CloseCode.TRY_AGAIN_LATER), reason="table moved")
-        self._to(node, shut)
-
-    def _attached(self, peer: RemoteConn) -> None:
-        """The owner took ``peer``: its node learns its audience before its welcome."""
-        self._to(peer.node, wire.Attached(t=peer.table or "", ref=peer.ref, key=peer.watching.key))
-
-    def _detach(self, m: wire.Detach) -> None:
-        if (m.node, m.ref) in self._entering:
-            self._entering[m.node, m.ref] = True
-        host = self.hub.hosts.get(m.t)
-        peer = host.remote.get((m.node, m.ref)) if host is not None else None
-        if host is not None and peer is not None:
-            self.hub.leave(host, peer)
-
-    async def _forward(self, m: wire.Forward) -> None:
-        host = self.hub.hosts.get(m.t)
-        peer: RemoteConn | None
-        if m.operator is not None:
-            peer = RemoteConn(node=m.node, ref=m.ref, role="operator", token_id=m.operator, label="operator")
-        else:
-            peer = host.remote.get((m.node, m.ref)) if host is not None else None
-        if host is None or peer is None:
-            # Not this node's (any more): nothing was done; the connection
-            # resumes where the table is now and sends it again.
-            self._moved_away(m.node, m.t, m.ref)
-            return
-        await connection.dispatch(self.hub, peer, m.frame)
-
     # -- this node's connections to other nodes' tables -----------------------
 
     async def key(self, table_id: str, fresh: bool = False) -> str | None:
         """The table's signing key (from the store, trusted for a few
         seconds unless ``fresh``)."""
         cached = self._keys.get(table_id)
-        if not fresh and cached is not None and time.monotonic() - cached[1] < KEY_SECONDS:
+        if not fresh and cached is not None and self.clock() - cached[1] < KEY_SECONDS:
             return cached[0]
         record = await self.hub.storage.slow(self.leases.store.table, table_id, HELLO_STORE_SECONDS)
         if record is None:
             return None
-        self._keys[table_id] = (record.key, time.monotonic())
+        self._keys[table_id] = (record.key, self.clock())
         return record.key
 
     async def _verify(self, table_id: str, token: str) -> auth.Claims:
@@ -443,7 +239,7 @@ class Cluster:
                 # Nobody could take it: deleted since its key was read, or
                 # its node is changing.
                 return "bad_token" if await self.key(table_id, fresh=True) is None else "table_unavailable"
-        conn.ref = next(self._refs)
+        conn.ref, conn.attached = next(self._refs), True
         conn.role, conn.token_id, conn.label, conn.expires = (
             claims.role,
             claims.token_id,
@@ -464,7 +260,7 @@ class Cluster:
         # a last connection leaving meanwhile then does not unsubscribe the
         # channel (:meth:`_unsubscribe`), and every hello waits until Redis
         # has confirmed it, not only the first.
-        now = time.monotonic()
+        now = self.clock()
         follower = self.followed.setdefault(table_id, Follower(owner=lease, heard=now))
         follower.join(conn.ref, lease, now + self.hub.config.forward_seconds)
         self.conns[conn.ref] = conn
@@ -485,14 +281,19 @@ class Cluster:
             return "table_unavailable"
         return None
 
+    def waiting(self) -> int:
+        """What this node keeps for the requests it forwarded
+        (:meth:`vigil.net.forwarding.Forwarding.waiting`)."""
+        return self.forwarding.waiting()
+
     def remote(self, conn: Conn) -> bool:
         """Whether ``conn`` is attached to another node's table."""
         return conn.ref in self.conns
 
     async def forward(self, conn: Conn, msg_id: str, frame: bytes, table_id: str | None = None) -> None:
-        """Send ``conn``'s request to its table's owner and wait for its
-        answer (written to the socket as it arrives, in order with the
-        patches it caused); no answer in time is ``outcome_unknown``."""
+        """Send ``conn``'s request to its table's owner (found here: the
+        table's follower, or for an operator's request its lease) and wait
+        for its answer (vigil.net.forwarding)."""
         hub = self.hub
         operator = None
         if table_id is None:
@@ -516,43 +317,18 @@ class Cluster:
                 hub.fanout.send(conn, error_message(code, params, msg_id))
                 return
             owner = found.node
-            self._operators[conn.ref] = conn  # until its last request is answered (below)
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting[(conn.ref, msg_id)] = waiter
-        request = wire.Forward(t=table_id, node=self.node, ref=conn.ref, frame=frame, operator=operator)
-        try:
-            try:
-                got = await self.bus.request(busmod.inbox(owner), wire.encoder.encode(request))
-            except busmod.NotSent:
-                # Certainly not forwarded: the client knows nothing was done.
-                metrics.FORWARDED.labels("not_sent").inc()
-                hub.fanout.send(conn, error_message("bus_unavailable", {}, msg_id))
-                return
-            except busmod.BUS_ERRORS:
-                metrics.FORWARDED.labels("unknown").inc()
-                hub.fanout.send(conn, error_message("outcome_unknown", {}, msg_id))
-                return
-            if not got:
-                # Nobody listens there (the owner is gone): certainly not
-                # done. Every connection to that table resumes elsewhere (the
-                # client sends it again once reconnected).
-                metrics.FORWARDED.labels("unowned").inc()
-                follower = self.followed.get(table_id)
-                if follower is not None:
-                    self._perform(table_id, follower, follower.owned_by(None))
-                else:
-                    self._resume_elsewhere([conn])
-                return
-            try:
-                await asyncio.wait_for(waiter, hub.config.forward_seconds)
-                metrics.FORWARDED.labels("answered").inc()
-            except TimeoutError:
-                metrics.FORWARDED.labels("unknown").inc()
-                hub.fanout.send(conn, error_message("outcome_unknown", {}, msg_id))
-        finally:
-            self._waiting.pop((conn.ref, msg_id), None)
-            if operator is not None and not any(ref == conn.ref for ref, _ in self._waiting):
-                self._operators.pop(conn.ref, None)
+        await self.forwarding.send(
+            conn, owner, table_id, msg_id, frame, operator, lambda: self._unowned(table_id, conn)
+        )
+
+    def _unowned(self, table_id: str, conn: Conn) -> None:
+        """Nobody listens where ``table_id`` was served (its owner is gone):
+        every connection to it resumes elsewhere."""
+        follower = self.followed.get(table_id)
+        if follower is not None:
+            self._perform(table_id, follower, follower.owned_by(None))
+        else:
+            self._resume_elsewhere([conn])
 
     def leave(self, conn: Conn) -> None:
         """``conn`` closed (or was refused): its owner forgets it."""
@@ -576,7 +352,7 @@ class Cluster:
     def _shut(self, conn: Conn, code: CloseCode, reason: str) -> None:
         """Close ``conn``; its client reconnects and resumes (1013)."""
         self.leave(conn)
-        self._spawn(end(conn, code, reason))
+        conn.close(code, reason)
 
     def _resume_elsewhere(self, conns: list[Conn]) -> None:
         """The table of ``conns`` moved: each resumes where it is now."""
@@ -595,7 +371,7 @@ class Cluster:
         while True:
             await asyncio.sleep(period)
             self.beacons()
-            now = time.monotonic()
+            now = self.clock()
             for table_id, follower in list(self.followed.items()):
                 self._perform(table_id, follower, follower.tick(now, quiet))
 
@@ -622,13 +398,8 @@ class Cluster:
             log.warning("bus_bad_message", channel=channel.decode(errors="replace"))
             return
         match m:
-            case wire.Attach():
-                self._entering[m.node, m.ref] = False
-                self._spawn(self._attach(m))
-            case wire.Detach():
-                self._detach(m)
-            case wire.Forward():
-                self._spawn(self._forward(m))
+            case wire.Attach() | wire.Detach() | wire.Forward():
+                self.peers.receive(m)
             case wire.Bundle():
                 self._bundle(m)
             case wire.Beacon():
@@ -642,11 +413,11 @@ class Cluster:
         conn = self.conns.get(m.ref)
         follower = self.followed.get(m.t)
         if conn is None or follower is None:
-            operator = self._operators.get(m.ref)
+            operator = self.forwarding.operator(m.ref)
             if operator is not None and isinstance(m, wire.Answer | wire.Shut):
                 self._to_operator(operator, m)
             return
-        now = time.monotonic()
+        now = self.clock()
         match m:
             case wire.Attached():
                 actions = follower.attached(m.ref, m.key, now)
@@ -666,7 +437,7 @@ class Cluster:
                     if (conn := self.conns.get(ref)) is not None:
                         self.hub.fanout.send(conn, data)
                 case Answered(ref, msg_id):
-                    self._answered(ref, msg_id)
+                    self.forwarding.answered(ref, msg_id)
                 case Close(ref, code, reason):
                     if (conn := self.conns.get(ref)) is not None:
                         self._shut(conn, CloseCode(code), reason)
@@ -679,21 +450,16 @@ class Cluster:
         it again once reconnected)."""
         if isinstance(m, wire.Answer):
             self.hub.fanout.send(conn, m.data)
-            self._answered(m.ref, m.id)
+            self.forwarding.answered(m.ref, m.id)
             return
         if m.data:
             self.hub.fanout.send(conn, m.data)
         self._shut(conn, CloseCode(m.code), m.reason)
 
-    def _answered(self, ref: int, msg_id: str) -> None:
-        waiter = self._waiting.get((ref, msg_id))
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
     def _bundle(self, m: wire.Bundle) -> None:
         follower = self.followed.get(m.t)
         if follower is not None:
-            actions = follower.bundle(self.node, m.epoch, m.revs, m.acks, time.monotonic())
+            actions = follower.bundle(self.node, m.epoch, m.revs, m.acks, self.clock())
             self._perform(m.t, follower, actions)
 
     def _beacon(self, m: wire.Beacon) -> None:
@@ -705,4 +471,4 @@ class Cluster:
             # (a restart under its own id: the fence says so): every
             # connection resumes there.
             log.info("table_owner_changed", table=m.t, owner=m.owner, fence=m.fence)
-        self._perform(m.t, follower, follower.beacon((m.owner, m.fence), m.epoch, m.rev, time.monotonic()))
+        self._perform(m.t, follower, follower.beacon((m.owner, m.fence), m.epoch, m.rev, self.clock()))

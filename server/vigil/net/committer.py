@@ -27,11 +27,11 @@ class Committer:
         self.storage = storage
         store = storage.store
         self.snapshot_every = snapshot_every
-        # A store whose commit never waits on the disk (SQLite WAL with
-        # synchronous=NORMAL: no fsync) commits on the loop: a thread hop
-        # costs more than the commit. One that fsyncs commits in a thread.
-        # Both ways of committing are timed (metrics.COMMIT_SECONDS).
-        nowait = getattr(store, "append_nowait", None) if storage.inline else None
+        # A store whose commit never waits on the disk commits on the loop
+        # when Storage offers it (Storage.append_now: a thread hop costs
+        # more than the commit); else in a thread. Both ways of committing
+        # are timed (metrics.COMMIT_SECONDS).
+        nowait = storage.append_now
         self._append_nowait: Callable[[list[LogEntry]], bool] | None = (
             metrics.timed_commit(nowait) if nowait is not None else None
         )

@@ -3,16 +3,14 @@
 Every frame is decoded by the typed decoder; anything it refuses, anything
 the permission table refuses and anything the rules refuse becomes an
 ``error`` answer, and nothing changes. No input ends this loop except the
-connection closing. What a command does is :mod:`vigil.net.commands`.
+connection closing. What a request does is :mod:`vigil.net.requests`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import msgspec
 import structlog
@@ -21,11 +19,10 @@ from websockets.exceptions import ConnectionClosed
 
 from vigil import __version__, auth, tokens
 from vigil.close_codes import CloseCode
-from vigil.net import commands, metrics, rate
+from vigil.net import admission, metrics, rate, requests, routing
 from vigil.net.errors import Refused, error_message
 from vigil.net.host import Conn, Peer, RemoteConn, TableHost
 from vigil.net.hub import Hub
-from vigil.net.relay import Reply
 from vigil.net.writer import GivenUp
 from vigil.plain_errors import refusal
 from vigil.protocol import (
@@ -45,14 +42,10 @@ from vigil.store.base import TokenRecord, Unavailable
 
 log = structlog.get_logger("vigil")
 SERVER = f"vigil/{__version__}"
-# What a frame that is no message raises when decoded: a frame nested
-# deeper than the decoder goes raises RecursionError, and is as unreadable
-# as any other (a bad_message, not the end of the connection).
-UNREADABLE = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
 async def handle(hub: Hub, ws: ServerConnection) -> None:
-    conn = Conn(ws=ws, bucket=rate.full(hub.config.rate_burst, time.monotonic()))
+    conn = Conn(ws=ws, sockets=hub.fanout, bucket=rate.full(hub.config.rate_burst, time.monotonic()))
     expiry: asyncio.TimerHandle | None = None
     connected = None
     try:
@@ -145,25 +138,14 @@ def _decode(frame: str | bytes) -> Ping | Request | bytes:
         code, params = refusal(str(exc))
         return error_message(code, params, _peek_id(frame))
     except (msgspec.DecodeError, RecursionError) as exc:
-        return error_message("bad_message", {"reason": _reason(exc)}, _peek_id(frame))
+        return error_message("bad_message", {"reason": admission.reason(exc)}, _peek_id(frame))
     if isinstance(msg, Ping):
         return msg
     return msg, frame.encode() if isinstance(frame, str) else frame
 
 
 async def _answer(conn: Conn, data: bytes) -> None:
-    with contextlib.suppress(ConnectionClosed):
-        await conn.ws.send(data, text=True)
-        metrics.REPLY_BYTES.inc(len(data))
-
-
-async def _respond(hub: Hub, peer: Peer, data: bytes, msg_id: str) -> None:
-    """The answer to request ``msg_id``: on this node's socket, or over the
-    bus to the node holding the connection."""
-    if isinstance(peer, Conn):
-        await _answer(peer, data)
-    else:
-        hub.fanout.answer(Reply(peer, msg_id, data))
+    await conn.sockets.reply(conn, data)
 
 
 async def _hello(hub: Hub, conn: Conn) -> bool:
@@ -172,22 +154,11 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
     except (TimeoutError, ConnectionClosed):
         await conn.ws.close(CloseCode.HELLO_EXPECTED, "hello expected")
         return False
-    try:
-        msg = client_decoder.decode(frame)
-    except UNREADABLE as exc:
-        await _refuse_hello(conn, "bad_message", {"reason": _reason(exc)})
+    greeting = admission.read_hello(frame)
+    if isinstance(greeting, admission.Refusal):
+        await _refuse_hello(conn, greeting)
         return False
-    if not isinstance(msg, Hello):
-        await _refuse_hello(conn, "hello_first", {})
-        return False
-    if msg.protocol != PROTOCOL_VERSION:
-        await _refuse_hello(conn, "bad_protocol", {"server": PROTOCOL_VERSION, "client": msg.protocol})
-        return False
-    try:
-        scope = auth.scope_of(msg.token)
-    except auth.TokenError as exc:  # not a token's shape: final, as a bad signature is
-        await _refuse_hello(conn, exc.code, {})
-        return False
+    msg, scope = greeting.hello, greeting.scope
     if scope != auth.OPERATOR_SCOPE and not hub.placement.serves(scope):
         # Another node's table (or nobody's yet): attached to its owner.
         refused = await hub.placement.hello(conn, msg, scope)
@@ -195,14 +166,9 @@ async def _hello(hub: Hub, conn: Conn) -> bool:
             _bind(conn)
             return True
         if refused != "local":
-            again = refused in ("table_unavailable", "store_unavailable")
-            close = CloseCode.TRY_AGAIN_LATER if again else CloseCode.REFUSED
-            await _refuse_hello(conn, refused, {}, close=close)
+            await _refuse_hello(conn, admission.refused(refused))
             return False
-    resume = None
-    if msg.resume is not None and msg.resume.table == scope:
-        resume = (msg.resume.epoch, msg.resume.rev)
-    refusal = await enter(hub, conn, msg.token, resume, msg.session)
+    refusal = await enter(hub, conn, msg.token, greeting.resume, msg.session)
     if refusal is not None:
         close, code, data = refusal
         await _answer(conn, data)
@@ -223,7 +189,7 @@ async def enter(
     token: str,
     resume: tuple[int, int] | None,
     session: str,
-    attached: Callable[[RemoteConn], None] | None = None,
+    attached: Callable[[], None] | None = None,
 ) -> tuple[CloseCode, str, bytes] | None:
     """Let ``peer`` in with ``token`` (and its client's ``session``), on the
     node that owns its table (its own connection, or one another node
@@ -233,7 +199,7 @@ async def enter(
     with. ``attached`` hears of a remote connection taken, before its
     welcome is sent."""
     try:
-        claims, record = await hub.authenticate(token)
+        claims, record = await hub.access.authenticate(token)
     except auth.TokenError as exc:
         return CloseCode.REFUSED, exc.code, error_message(exc.code, {}, None)
     except Unavailable:  # a token id not known yet, and the store unreachable
@@ -272,7 +238,7 @@ def _join(
     claims: auth.Claims,
     record: TokenRecord,
     resume: tuple[int, int] | None,
-    attached: Callable[[RemoteConn], None] | None,
+    attached: Callable[[], None] | None,
 ) -> tuple[CloseCode, str, bytes] | None:
     """The rest of :func:`enter`, the table's lock held."""
     if host.record.archived and claims.role != "gm":
@@ -295,10 +261,10 @@ def _join(
         # The welcome only once the table has a place for it (subscribe
         # admits again, nothing awaited since); a remote connection's node
         # hears it was taken first.
-        hub.make_room(host, peer)
-        if attached is not None and isinstance(peer, RemoteConn):
-            attached(peer)
-        hub.subscribe(host, peer, encoder.encode(welcome), resume)
+        hub.watching.make_room(host, peer)
+        if attached is not None:
+            attached()
+        hub.watching.subscribe(host, peer, encoder.encode(welcome), resume)
     except Refused as exc:
         return CloseCode.TRY_AGAIN_LATER, exc.code, error_message(exc.code, exc.params, None)
     return None
@@ -311,43 +277,24 @@ def _unavailable() -> tuple[CloseCode, str, bytes]:
     return CloseCode.TRY_AGAIN_LATER, "table_unavailable", error_message("table_unavailable", {}, None)
 
 
-async def _refuse_hello(
-    conn: Conn, code: str, params: dict[str, Any], close: CloseCode = CloseCode.REFUSED
-) -> None:
-    await _answer(conn, error_message(code, params, None))
-    await conn.ws.close(close, code)
+async def _refuse_hello(conn: Conn, refusal: admission.Refusal) -> None:
+    await _answer(conn, error_message(refusal.code, refusal.params, None))
+    await conn.ws.close(refusal.close, refusal.code)
 
 
 async def _message(hub: Hub, conn: Conn, msg: TableRequest | Hello, data: bytes) -> None:
-    """One request of a connection of this node, checked here; a request
-    for a table another node owns goes there (``data``: its frame)."""
-    if isinstance(msg, Hello):
-        await _answer(conn, error_message("bad_message", {"reason": "already said hello"}, None))
-    elif conn.ref and conn.table is not None:
-        # Attached to another node's table: forwarded to its owner. Once
-        # detached (its table moved: the connection is closing with 1013),
-        # a frame still read from it is dropped unanswered, as a command
-        # that meets a moved table is (vigil.net.writer.GivenUp): its client
-        # sends it again once reconnected. Run here, it would be refused as
-        # for an unknown table.
-        if hub.placement.remote(conn):
-            await hub.placement.forward(conn, msg.id, data)
-    elif conn.role == "operator" and (table := _elsewhere(hub, msg)) is not None:
-        await hub.placement.forward(conn, msg.id, data, table)
-    elif conn.ref and conn.role != "operator":
-        # Attached to another node's table, and let go since (it is being
-        # closed 1013): nothing is done here, where the table is not, and
-        # its client sends the request again once reconnected.
-        return
-    else:
-        await _request(hub, conn, msg)
-
-
-def _elsewhere(hub: Hub, msg: TableRequest) -> str | None:
-    """The table an operator's request is about, if this node does not own
-    it (:func:`vigil.net.commands.target`)."""
-    table = commands.target(msg)
-    return table if table is not None and not hub.placement.serves(table) else None
+    """One request of a connection of this node, routed
+    (:func:`vigil.net.routing.route`); a request for a table another node
+    owns goes there (``data``: its frame)."""
+    way = routing.route(
+        msg, conn.role, conn.attached, conn.attached and hub.placement.remote(conn), hub.placement.serves
+    )
+    if isinstance(way, routing.Local):
+        await _request(hub, conn, way.request)
+    elif isinstance(way, routing.Forward):
+        await hub.placement.forward(conn, way.id, data, way.table)
+    elif isinstance(way, routing.Refuse):
+        await _answer(conn, error_message("bad_message", {"reason": way.reason}, None))
 
 
 async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
@@ -355,7 +302,7 @@ async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
     table this node owns: run as this node's own connections' are."""
     try:
         msg = client_decoder.decode(frame)
-    except UNREADABLE:
+    except admission.UNREADABLE:
         return  # the forwarding node decoded it already
     if isinstance(msg, TableRequest):
         await _request(hub, peer, msg)
@@ -363,11 +310,11 @@ async def dispatch(hub: Hub, peer: RemoteConn, frame: bytes) -> None:
 
 async def _request(hub: Hub, conn: Peer, msg: TableRequest) -> None:
     if isinstance(msg, HistoryQuery):
-        await _guarded(hub, conn, msg.id, commands.history(hub, conn, msg))
+        await _guarded(hub, conn, msg.id, requests.history(hub, conn, msg))
     elif isinstance(msg, LegalQuery):
-        await _guarded(hub, conn, msg.id, commands.legal(hub, conn, msg))
+        await _guarded(hub, conn, msg.id, requests.legal(hub, conn, msg))
     else:
-        await _guarded(hub, conn, msg.id, commands.command(hub, conn, msg))
+        await _guarded(hub, conn, msg.id, requests.command(hub, conn, msg))
 
 
 async def _guarded(hub: Hub, conn: Peer, msg_id: str, work: Awaitable[bytes]) -> None:
@@ -392,17 +339,13 @@ async def _guarded(hub: Hub, conn: Peer, msg_id: str, work: Awaitable[bytes]) ->
         log.exception("internal_error", msg=msg_id)
         reply = error_message("internal", {}, msg_id)
     if reply:
-        await _respond(hub, conn, reply, msg_id)
-
-
-def _reason(exc: Exception) -> str:
-    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        await conn.respond(msg_id, reply)
 
 
 def _peek_id(frame: str | bytes) -> str | None:
     try:
         data = msgspec.json.decode(frame)
-    except UNREADABLE:
+    except admission.UNREADABLE:
         return None
     value = data.get("id") if isinstance(data, dict) else None
     return value if isinstance(value, str) and len(value) <= 64 else None

@@ -6,11 +6,16 @@ connection of that audience. No sender ever waits on a socket here: a client
 past its backlog is marked behind and skipped (never sent a gap), then gets
 a snapshot once it has read what it was sent, or is dropped if it has not
 within the stall limit.
+
+The fan-out is also this node's :class:`~vigil.net.host.Sockets`: what a
+:class:`~vigil.net.host.Conn` is sent goes through it, the one place that
+writes and closes this node's WebSocket connections.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Iterable
 
@@ -22,13 +27,28 @@ from websockets.protocol import State
 from vigil.close_codes import CloseCode
 from vigil.config import Config
 from vigil.net import metrics
-from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
+from vigil.net.host import Conn, Peer, RemoteAck, Rendered, TableHost
 from vigil.net.relay import LocalRelay, Relay, Reply
+from vigil.net.tasks import Tasks
 from vigil.protocol import Patch, Snapshot, encoder
 from vigil.table import Table
 from vigil.table_views import AudiencePatch
 
 log = structlog.get_logger("vigil")
+
+# How long an ended connection's closing handshake may take before its
+# socket is simply dropped (a client that stopped reading never answers).
+CLOSE_SECONDS = 5.0
+
+
+async def end(conn: Conn, code: CloseCode, reason: str) -> None:
+    """Close ``conn``: the close frame, at most ``CLOSE_SECONDS`` for the
+    client's answer, then the socket is aborted whatever it does."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(conn.ws.close(code, reason), CLOSE_SECONDS)
+    transport = conn.ws.transport
+    if transport is not None:
+        transport.abort()  # a no-op once closed; else never waits to flush
 
 
 def encode(table: Table, patches: list[AudiencePatch]) -> Rendered:
@@ -48,6 +68,9 @@ class FanOut:
         self._hosts = hosts  # the hub's tables, to tell who is still subscribed
         # One task per connection past its backlog, until it drains or is dropped.
         self._probes: set[asyncio.Task[None]] = set()
+        # This node's connections being closed (vigil.net.host.Sockets.end),
+        # each on its own: a caller that must see them closed waits on them.
+        self.ending = Tasks("fanout")
         # How other nodes' connections are reached: over the bus for a node
         # of a cluster (set by the composition root, vigil.net.app), to no
         # one for a node alone.
@@ -65,18 +88,11 @@ class FanOut:
     def send(self, conn: Peer, message: bytes, rev: int | None = None, epoch: int | None = None) -> None:
         """Queue one message for one connection, without waiting on it
         (``rev``, ``epoch``: the view it brings a remote connection to)."""
-        if isinstance(conn, RemoteConn):
-            self.relay.send(conn, [message], rev, epoch)
-            return
-        assert isinstance(conn, Conn)
-        self._broadcast([conn], message)
+        conn.send([message], rev, epoch)
 
     def answer(self, reply: Reply) -> None:
         """A request's answer, alone (a repeated command's original ack)."""
-        if isinstance(reply.peer, Conn):
-            self._broadcast([reply.peer], reply.data)
-        else:
-            self.relay.answer(reply)
+        reply.peer.answer(reply.id, reply.data)
 
     def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None = None) -> None:
         """Each rev's patches to every subscriber of each audience, in rev
@@ -86,22 +102,25 @@ class FanOut:
         own patches in one write (one system call where there were two;
         on loopback each write also wakes the reader), so the sender still
         reads its ack before the patch its command caused."""
-        sender = None
-        if reply is not None and isinstance(reply.peer, Conn):
-            sender = reply.peer
-            key = sender.watching.key
+        sender: Peer | None = None
+        remote: RemoteAck | None = None
+        if reply is not None:
+            peer = reply.peer
+            key = peer.watching.key
             own = [reply.data]
-            if sender in host.subs.get(key, ()):
+            if peer in host.subs.get(key, ()):
                 own += [m for _rev, messages in rendered if (m := messages.get(key)) is not None]
-            self._write_all(sender, own)
+            remote = peer.acked(reply.id, own)
+            if remote is None:
+                sender = peer
         for rev, messages in rendered:
             for key, message in messages.items():
                 group = host.subs.get(key)
                 if group:
                     self._broadcast(group, message, skip=sender)
             host.replay.append(rev, messages)
-        if host.remote or (reply is not None and sender is None):
-            self.relay.publish(host, rendered, reply)
+        if host.remote or remote is not None:
+            self.relay.publish(host, rendered, remote)
 
     def snapshot(self, host: TableHost, conn: Peer) -> None:
         """The whole view of ``conn``'s audience at the current rev."""
@@ -118,25 +137,35 @@ class FanOut:
         if resume is not None and resume[0] == table.epoch and resume[1] <= table.rev:
             missed = host.replay.missed(key, resume[1], table.rev)
             if missed is not None:
-                if isinstance(conn, RemoteConn):
-                    # They bring its view to the table's rev: a newcomer is
-                    # caught up under the table's lock, when every rev the
-                    # table is at has been published (connection.enter).
-                    self.relay.send(conn, missed, table.rev, table.epoch)
-                    return True
-                for message in missed:
-                    self.send(conn, message)
+                # They bring its view to the table's rev: a newcomer is
+                # caught up under the table's lock, when every rev the
+                # table is at has been published (connection.enter).
+                conn.send(missed, table.rev, table.epoch)
                 return True
         self.snapshot(host, conn)
         return False
 
-    def _broadcast(self, group: Iterable[Conn], message: bytes, skip: Conn | None = None) -> None:
+    # -- this node's sockets (vigil.net.host.Sockets) ------------------------
+
+    def write(self, conn: Conn, messages: list[bytes]) -> None:
+        for message in messages:
+            self._broadcast([conn], message)
+
+    async def reply(self, conn: Conn, data: bytes) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await conn.ws.send(data, text=True)
+            metrics.REPLY_BYTES.inc(len(data))
+
+    def end(self, conn: Conn, code: CloseCode, reason: str) -> None:
+        self.ending.spawn(end(conn, code, reason))
+
+    def _broadcast(self, group: Iterable[Conn], message: bytes, skip: Peer | None = None) -> None:
         """``message`` to every connection of ``group`` but ``skip``."""
         ready = [conn.ws for conn in group if conn is not skip and self._may_send(conn)]
         broadcast(ready, message, text=True)
         metrics.FANOUT_BYTES.inc(len(message) * len(ready))
 
-    def _write_all(self, conn: Conn, messages: list[bytes]) -> None:
+    def write_together(self, conn: Conn, messages: list[bytes]) -> None:
         """``messages`` to one connection as text frames in one write. The
         frames are made by the connection's own websockets protocol object
         (its public Sans-I/O API: ``send_text``, ``data_to_send``), which

@@ -1,10 +1,14 @@
-"""The tables in memory: loading, making and deleting them, who may
-connect (tokens), who watches which table, and reading their logs.
+"""The tables in memory: loading, making and deleting them, and the
+presence marks of their GMs. Who may connect (tokens) is
+:mod:`~vigil.net.access`, who watches which table
+:mod:`~vigil.net.watching`, reading their logs back
+:mod:`~vigil.net.history_reads`; the hub composes them.
 
 The hub holds the parts of the edge together: the commit groups
 (:mod:`~vigil.net.committer`), fan-out (:mod:`~vigil.net.fanout`) and the
 single writer (:mod:`~vigil.net.writer`), the one path by which a table
-changes; timers and presence (:mod:`~vigil.net.timers`) wake it.
+changes; timers (:mod:`~vigil.net.timers`) and presence
+(:mod:`~vigil.net.presence`) wake it.
 
 Every store call is awaited through :class:`~vigil.net.storage.Storage`,
 which alone decides loop or thread; the store is called directly only at
@@ -20,31 +24,31 @@ import contextlib
 import secrets
 import time
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
+from websockets.asyncio.server import Server
 
-from vigil import auth, tokens
+from vigil import auth
 from vigil.changes import LogEntry
-from vigil.close_codes import CloseCode
 from vigil.config import Config
-from vigil.net import timers
+from vigil.net import presence, timers
+from vigil.net.access import Access
 from vigil.net.committer import Committer
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut
-from vigil.net.host import Conn, Peer, TableHost
+from vigil.net.history_reads import HistoryReads
+from vigil.net.host import Conn, TableHost
 from vigil.net.placement import LocalPlacement, Placement
 from vigil.net.replay import Replay
 from vigil.net.storage import Storage
 from vigil.net.tasks import Tasks
+from vigil.net.watching import Watching
 from vigil.net.writer import GivenUp, Writer
 from vigil.rules.dice import SecureDice
 from vigil.rules.games import GAMES
-from vigil.store.base import Conflict, Store, TableRecord, TokenRecord, Unavailable
+from vigil.store.base import Conflict, Store, TableRecord, Unavailable
 from vigil.table import Table
-
-if TYPE_CHECKING:
-    from websockets.asyncio.server import Server
 
 log = structlog.get_logger("vigil")
 # How many log entries one read of a table's recent past takes (at a load).
@@ -61,9 +65,11 @@ class Hub:
         self.committer = Committer(self.storage, config.snapshot_every)
         self.fanout = FanOut(config, self.hosts)
         self.writer = Writer(config, self.storage, self.committer, self.fanout, SecureDice())
-        self.server_key = store.server_secret()  # made before the loop serves anyone
-        self._operator = ""
-        self._operator_tokens: dict[str, TokenRecord] = {}
+        # Who may connect (tokens and keys), and the tables' logs read back.
+        self.access = Access(config, store, self.storage, self.hosts)
+        self.history = HistoryReads(store, self.storage)
+        # Who watches which table: admitted, welcomed, brought up to date, gone.
+        self.watching = Watching(config, self.fanout, self.writer, self._spawn, self._mark)
         # The demo table's tokens on a first start, for the printed banner.
         self.demo_tokens: dict[str, tuple[str, str]] = {}
         self._tasks = Tasks("hub")
@@ -90,7 +96,7 @@ class Hub:
         """Load every table and arm its timer (restart = recovery). It reads
         the store on the loop: the server listens only once it is done."""
         self.committer.start()
-        self._operator = tokens.operator_token(self.store)
+        self.access.start()
         self.fanout.start()
         # A node alone loads every table (_load_all); a node of a cluster
         # only what it takes (vigil.net.cluster).
@@ -107,7 +113,7 @@ class Hub:
         running, marked durable (one transaction for all of them)."""
         while True:
             await asyncio.sleep(self.config.presence_mark_seconds)
-            tables = timers.present(self.hosts.values())
+            tables = presence.present((h.table, h.gm_count()) for h in self.hosts.values())
             if tables:
                 await self._mark(tables)
 
@@ -192,10 +198,8 @@ class Hub:
             return
         finally:
             self._adopting.discard(table_id)
-        recent = (
-            mark is not None
-            and time.time() - mark < self.config.presence_mark_seconds + 3 * self.config.lease_seconds
-        )
+        config = self.config
+        recent = presence.runs_on(mark, time.time(), config.presence_mark_seconds, config.lease_seconds)
         if not await self._serve(host, mark, running_on=recent):
             self._spawn(self._pause_if_no_gm(host, 2 * self.config.lease_seconds))
 
@@ -207,7 +211,7 @@ class Hub:
         on a start. Whether it was stopped so. A pause that cannot be
         committed gives the table up (GivenUp: a node of a cluster takes it
         again later); it never ends the caller's loop over other tables."""
-        held = None if running_on else timers.held_since(host.table, mark)
+        held = None if running_on else presence.held_since(host.table, mark)
         if held is None:
             self._host(host)
             return False
@@ -218,7 +222,7 @@ class Hub:
 
     async def _pause_if_no_gm(self, host: TableHost, after: float) -> None:
         await asyncio.sleep(after)
-        if self.hosts.get(host.record.id) is host and host.gm_count() == 0 and timers.holds(host.table):
+        if self.hosts.get(host.record.id) is host and presence.unattended(host.table, host.gm_count()):
             await self.writer.pause_without_gm(host)
 
     def _given_up(self, host: TableHost) -> None:
@@ -254,13 +258,6 @@ class Hub:
                 continue
             self._host(host)
             return
-
-    def leave(self, host: TableHost, peer: Peer) -> None:
-        """``peer`` (this node's connection or another's) is gone; the last
-        GM leaving a clock that must not run without one pauses it."""
-        host.leave(peer, time.monotonic())
-        if not self.closing and timers.pauses_after(host, peer):
-            self._spawn(self.writer.pause_without_gm(host))
 
     def remote_count(self) -> int:
         """Connections this node holds for other nodes' tables."""
@@ -327,150 +324,14 @@ class Hub:
         self.hosts.pop(host.record.id, None)
         self._forget(host.record.id)  # its lease is no longer renewed
 
-    # -- tokens -------------------------------------------------------------
-
-    def operator_token(self) -> str:
-        """The server's operator token (stable: read or made at the start)."""
-        return self._operator
-
-    async def mint(
-        self, host: TableHost, role: auth.Role, chars: list[str], label: str, ttl_days: float | None
-    ) -> tuple[str, TokenRecord]:
-        """A token for ``host``'s table, recorded before it is handed out;
-        the lifetime defaults per role."""
-        if ttl_days is None:
-            ttl_days = self.config.token_days(role)
-        incarnations = host.table.incarnations()
-        token, record = await self.storage.quick(
-            tokens.issue,
-            self.store,
-            host.record.key,
-            host.record.id,
-            role,
-            chars,
-            label,
-            ttl_days,
-            incarnations,
-        )
-        host.tokens[record.token_id] = record
-        return token, record
-
-    async def read_tokens(self, host: TableHost) -> None:
-        """Learn the tokens of ``host``'s table that the store has and the
-        server does not (minted by ``vigil token`` while it runs), so that
-        the GM can list and revoke every one."""
-        stored = await self.storage.slow(self.store.tokens, host.record.id)
-        for record in stored:
-            host.tokens.setdefault(record.token_id, record)
-
-    async def authenticate(self, token: str) -> tuple[auth.Claims, TokenRecord]:
-        """Verify the signature first; only a validly signed token costs a
-        store read, and only when its id is not known yet (minted offline by
-        ``vigil token`` while the server runs)."""
-        scope = auth.scope_of(token)
-        now = time.time()
-        if scope == auth.OPERATOR_SCOPE:
-            claims = auth.verify(self.server_key, token, now)
-            known = self._operator_tokens
-        else:
-            host = self.hosts.get(scope)
-            if host is None:
-                raise auth.TokenError("bad_token")
-            claims = auth.verify(host.record.key, token, now)
-            known = host.tokens
-        if claims.token_id not in known:
-            stored = await self.storage.quick(self.store.tokens, scope)
-            known.update({t.token_id: t for t in stored})
-        record = known.get(claims.token_id)
-        if record is None or record.revoked:
-            raise auth.TokenError("token_revoked")
-        return claims, record
-
-    # -- watching -----------------------------------------------------------
-
-    def admit(self, host: TableHost, conn: Peer) -> None:
-        """Refuse ``conn`` if the table has no place for it. Spectators take
-        at most ``max_spectators_per_table`` places, and one spectator link
-        at most ``max_spectators_per_token``: the other places are kept for
-        the GM and players, so that a shared link can never lock them out."""
-        config = self.config
-        if host.count() >= config.max_connections_per_table:
-            raise Refused("table_full")
-        if conn.role != "spectator":
-            return
-        spectators = [c for c in host.conns() if c.role == "spectator"]
-        if len(spectators) >= config.max_spectators_per_table:
-            raise Refused("spectators_full")
-        if sum(1 for c in spectators if c.token_id == conn.token_id) >= config.max_spectators_per_token:
-            raise Refused("link_full")
-
-    def make_room(self, host: TableHost, conn: Peer) -> None:
-        """Admit ``conn`` (:meth:`admit`), making room first if its own
-        former connection holds the place: a client that reconnects names
-        the session it had (its hello's), and a connection of the table with
-        the same token and session is one it has given up — dropped by the
-        network before keep-alive noticed. That one leaves (closed 1013)
-        instead of keeping its client out (``link_full``, ``table_full``)
-        until keep-alive notices; with places to spare both stay (the former
-        closes by itself)."""
-        try:
-            self.admit(host, conn)
-            return
-        except Refused:
-            formers = [
-                c for c in host.conns() if c is not conn and conn.session and c.session == conn.session
-            ]
-            formers = [c for c in formers if c.token_id == conn.token_id]
-            if not formers:
-                raise
-        for former in formers:
-            log.info("replaced", table=host.record.id, token=conn.token_id)
-            self.writer.close(host, former, CloseCode.TRY_AGAIN_LATER, "replaced by a reconnect")
-        self.admit(host, conn)
-
-    def subscribe(self, host: TableHost, conn: Peer, welcome: bytes, resume: tuple[int, int] | None) -> None:
-        """Admit ``conn`` (or refuse it, before it is welcomed), welcome it,
-        add it to its audience and bring it up to date: the missed patches
-        from the replay buffer when they are all there, else a snapshot (and
-        a GM's arrival may run a clock paused without one). Nothing here
-        awaits, so no other connection can take the place between the
-        check and the join."""
-        self.admit(host, conn)
-        self.fanout.send(conn, welcome)
-        host.join(conn)
-        self.fanout.catch_up(host, conn, resume)
-        if timers.resumes_for(host, conn):
-            self._spawn(self.writer.resume_with_gm(host))
-        elif conn.role == "gm" and host.table.anchor.mode == "running" and host.gm_count() == 1:
-            # The first GM of a running clock: its presence is marked at
-            # once, not at the next mark, so that a crash (or a failover)
-            # in the meantime does not stop the clock where it stood before.
-            self._spawn(self._mark([host.table.id]))
-
     def unsubscribe(self, conn: Conn) -> None:
         if self.placement.remote(conn):
             self.placement.leave(conn)
             return
         host = self.hosts.get(conn.table or "")
         if host is not None and conn.audience is not None:
-            self.leave(host, conn)
+            self.watching.leave(host, conn)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` on its own (kept referenced, a failure logged)."""
         self._tasks.spawn(work)
-
-    # -- reading the log ----------------------------------------------------
-
-    async def history(self, host: TableHost, before: int | None, limit: int) -> list[LogEntry]:
-        """Up to ``limit`` entries of this epoch before rev ``before``,
-        newest first."""
-        table = host.table
-        return await self.storage.slow(self.store.history, table.id, table.epoch, before, limit)
-
-    async def log(self, host: TableHost) -> list[LogEntry]:
-        """Every entry of this epoch, oldest first."""
-        return list(reversed(await self.history(host, None, 10**9)))
-
-    async def log_entry(self, host: TableHost, rev: int) -> LogEntry | None:
-        table = host.table
-        return await self.storage.slow(self.store.entry, table.id, table.epoch, rev)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol
 
 from vigil.close_codes import CloseCode
-from vigil.net.host import Peer, RemoteConn, Rendered, TableHost
+from vigil.net.host import Link, Peer, RemoteAck, RemoteConn, Rendered, TableHost
 
 
 class Reply(NamedTuple):
@@ -20,20 +20,13 @@ class Reply(NamedTuple):
     data: bytes
 
 
-class Relay(Protocol):
-    def send(self, peer: RemoteConn, messages: list[bytes], rev: int | None, epoch: int | None) -> None:
-        """Messages to one remote connection, in order (``rev``/``epoch``:
-        they bring its view to that rev: a snapshot, or a replay)."""
+class Relay(Link, Protocol):
+    """A :class:`~vigil.net.host.Link` to each remote connection, and the
+    publication of a table's patches to every node that watches it."""
 
-    def answer(self, reply: Reply) -> None:
-        """A request's answer to a remote connection."""
-
-    def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None) -> None:
+    def publish(self, host: TableHost, rendered: list[Rendered], ack: RemoteAck | None) -> None:
         """The patches of the audiences other nodes watch, and the sender's
         ack if the sender is remote, in one message to those nodes."""
-
-    def close(self, peer: RemoteConn, code: CloseCode, reason: str) -> None:
-        """Have the remote connection's node close it."""
 
 
 class LocalRelay:
@@ -43,10 +36,10 @@ class LocalRelay:
     def send(self, peer: RemoteConn, messages: list[bytes], rev: int | None, epoch: int | None) -> None:
         pass
 
-    def answer(self, reply: Reply) -> None:
+    def answer(self, peer: RemoteConn, id: str, data: bytes) -> None:
         pass
 
-    def publish(self, host: TableHost, rendered: list[Rendered], reply: Reply | None) -> None:
+    def publish(self, host: TableHost, rendered: list[Rendered], ack: RemoteAck | None) -> None:
         pass
 
     def close(self, peer: RemoteConn, code: CloseCode, reason: str) -> None:

@@ -12,7 +12,9 @@ creation, a page of history or a whole log, a token list, a snapshot, a
 durable write beyond the log, the cluster's leases) always runs in a
 worker thread. Which kind each call is, is said where it is made
 (:meth:`Storage.quick` or :meth:`Storage.slow`); the answer to "loop or
-thread" is here alone.
+thread" is here alone — for the log's appends too: an inline store that
+can append at once without waiting on another thread (SQLite's
+``append_nowait``) is offered as :attr:`Storage.append_now`.
 
 The store is called directly, on the loop, only where nothing is served
 yet or any more: at the start, before the server listens (loading every
@@ -24,6 +26,7 @@ import asyncio
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
+from vigil.changes import LogEntry
 from vigil.store.base import Store, inline
 
 P = ParamSpec("P")
@@ -35,6 +38,12 @@ class Storage:
         self.store = store
         # Read once: whether the store answers at memory speed.
         self.inline = inline(store)
+        # Its append on the loop, at once, for a store at memory speed that
+        # has one: True once committed, False if another thread is using
+        # the store (nothing done: append in a worker thread instead). None:
+        # every append runs in a worker thread.
+        nowait = getattr(store, "append_nowait", None) if self.inline else None
+        self.append_now: Callable[[list[LogEntry]], bool] | None = nowait
 
     async def quick(self, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """A call that answers at the store's speed: on the loop for an

@@ -18,7 +18,7 @@ in the same order:
 5. the sender's ack, then the patches to every audience (so a sender sees
    its ack before the patch its command caused), then the timer re-armed;
 6. the connections the edit ends leave the table at once and are closed
-   on their own (:func:`end`): a closing handshake waits on the client, and
+   on their own (:meth:`~vigil.net.host.Peer.close`): a closing handshake waits on the client, and
    neither the sender's next command nor anyone else's may wait on it.
 """
 
@@ -28,7 +28,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,14 +37,13 @@ import structlog
 from vigil.changes import Change, LogEntry
 from vigil.close_codes import CloseCode
 from vigil.config import Config
-from vigil.net import metrics, timers
+from vigil.net import metrics, presence, timers
 from vigil.net.committer import Committer
 from vigil.net.errors import Refused
 from vigil.net.fanout import FanOut, encode
-from vigil.net.host import Conn, Peer, RemoteConn, Rendered, TableHost
+from vigil.net.host import Peer, Rendered, TableHost
 from vigil.net.relay import Reply
 from vigil.net.storage import Storage
-from vigil.net.tasks import Tasks
 from vigil.rules.dice import DiceSource
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.outcome import RuleError
@@ -132,21 +131,6 @@ class Staged:
     entries: list[LogEntry] = field(default_factory=list)
 
 
-# How long an ended connection's closing handshake may take before its
-# socket is simply dropped (a client that stopped reading never answers).
-CLOSE_SECONDS = 5.0
-
-
-async def end(conn: Conn, code: CloseCode, reason: str) -> None:
-    """Close ``conn``: the close frame, at most ``CLOSE_SECONDS`` for the
-    client's answer, then the socket is aborted whatever it does."""
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(conn.ws.close(code, reason), CLOSE_SECONDS)
-    transport = conn.ws.transport
-    if transport is not None:
-        transport.abort()  # a no-op once closed; else never waits to flush
-
-
 class Writer:
     def __init__(
         self, config: Config, storage: Storage, committer: Committer, fanout: FanOut, dice: DiceSource
@@ -157,15 +141,11 @@ class Writer:
         self.fanout = fanout
         self.dice = dice
         self.closing = False
-        self._ending = Tasks("writer")
         # What becomes of a table given up (set by the hub: forget it, and
         # reload it or leave it to the cluster).
         self.on_give_up: Callable[[TableHost], None] = lambda host: None
         # Read once: the logging is configured before the server starts.
         self._debug = log.is_enabled_for(logging.DEBUG)
-
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        self._ending.spawn(work)
 
     def ctx(self, actor: Actor) -> Ctx:
         return Ctx(dice=self.dice, actor=actor, max_effects=self.config.max_effects_per_advance)
@@ -185,11 +165,7 @@ class Writer:
         """``conn`` leaves ``host`` at once (no more patches for it) and is
         closed on its own, by its node."""
         host.leave(conn, time.monotonic())
-        if isinstance(conn, Conn):
-            self._spawn(end(conn, code, reason))
-        else:
-            assert isinstance(conn, RemoteConn)
-            self.fanout.relay.close(conn, code, reason)
+        conn.close(code, reason)
 
     async def tick(self, host: TableHost) -> None:
         """A timer fired: apply every effect due by now, with nobody asking
@@ -209,12 +185,12 @@ class Writer:
     async def pause_without_gm(self, host: TableHost) -> None:
         """The last GM left: pause a running clock (the anchor keeps why)."""
         with contextlib.suppress(RuleError, Refused, GivenUp):
-            await self.run(host, Edit(make=timers.auto_pause))
+            await self.run(host, Edit(make=presence.auto_pause))
 
     async def resume_with_gm(self, host: TableHost) -> None:
         """A GM is back: run the clock that was paused for want of one."""
         with contextlib.suppress(RuleError, Refused, GivenUp):
-            await self.run(host, Edit(make=timers.auto_resume))
+            await self.run(host, Edit(make=presence.auto_resume))
 
     async def hold(self, host: TableHost, at: float | None) -> None:
         """Pause a running clock for want of a GM, as it stood at wall time
@@ -222,10 +198,12 @@ class Writer:
         timer, without applying what fell due since ``at``) and at a clean
         stop (when new commands are refused already)."""
         async with host.lock:
-            if not timers.holds(host.table):
+            if not presence.holds(host.table):
                 return
             edit = (
-                Edit(make=timers.auto_pause) if at is None else Edit(make=timers.pause_at(at), advance=False)
+                Edit(make=presence.auto_pause)
+                if at is None
+                else Edit(make=presence.pause_at(at), advance=False)
             )
             try:
                 await self._apply(host, edit, None)
@@ -319,11 +297,10 @@ class Writer:
             # their tokens control now (after this rev's patches, so that
             # the snapshot of a new view comes after them).
             for conn in host.rebind(time.monotonic()):
-                if isinstance(conn, RemoteConn):
-                    # Its node learns its new characters on a new hello.
-                    self.close(host, conn, CloseCode.TRY_AGAIN_LATER, "characters changed")
-                else:
+                if conn.rebinds_in_place:
                     self.fanout.snapshot(host, conn)
+                else:
+                    self.close(host, conn, CloseCode.TRY_AGAIN_LATER, "characters changed")
         if staged.entries:
             self.committer.committed(host, len(staged.entries))
         if host.deleted or self.closing:

@@ -169,7 +169,7 @@ def _correct(system: Game, t: Any, char: str | None, path: str, value: Any, now:
         code="corrected",
         at=now,
         char=char,
-        params={"field": path, "value": value, "target": char or "the table"},
+        params={"field": path, "value": value, "target": char},
     )
 
 

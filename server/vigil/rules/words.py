@@ -85,6 +85,14 @@ def _render(template: str | None, code: str, params: Mapping[str, Any]) -> str:
             listed[spoken] = value.replace("_", " ")
     if isinstance(counts := params.get("counts"), Mapping):
         listed["counts"] = counted(counts)
+    # Things without a name of their own travel as what they are, so that
+    # each reader says them in their language (the clients' VIGIL.Param.*):
+    # a correction of the table itself has no target character, an unnamed
+    # poison or drug is called by its kind.
+    if "target" in params and params["target"] is None:
+        listed["target"] = "the table"
+    if params.get("called") == "" and isinstance(kind := params.get("kind"), str):
+        listed["called"] = f"the {kind}"
     return template.format_map(_Lenient(listed))
 
 

@@ -9,7 +9,7 @@
  * colour-blind viewers (docs/design.md "Foundry module").
  */
 
-import { CALM_COUNTDOWNS, badgeKey, badgeLook, conditionsOf, countdownKey, countdownsOf, counterKey, counters, kitUses, markedFaces, poolKey, rattleAt, readDie, talentsOf } from "/client/core/display.js";
+import { CALM_COUNTDOWNS, badgeKey, badgeLook, conditionsOf as conditionsIn, countdownKey, countdownsOf as countdownsIn, counterKey, counters, kitUses, markedFaces, poolKey, rattleAt, readDie, talentsOf } from "/client/core/display.js";
 import { dieView, diceView } from "/client/core/dice-view.js";
 import { countdownText, h, localize, t } from "./common.js";
 
@@ -30,10 +30,13 @@ export function badge(name) {
   );
 }
 
-// Every countdown to draw for a character, and the rattle at a moment
-// (MET-14), are the client library's (core/display.js), shared with the
-// Foundry overlays.
-export { countdownsOf, rattleAt };
+// Every countdown to draw for a character, its conditions, and the rattle
+// at a moment (MET-14), are the client library's (core/display.js), shared
+// with the Foundry overlays; an unnamed poison in this page's words.
+const words = { unnamed: (kind) => t(`VIGIL.Param.unnamed.${kind}`) };
+export const countdownsOf = (system, ch) => countdownsIn(system, ch, words);
+export const conditionsOf = (system, ch) => conditionsIn(system, ch, words);
+export { rattleAt };
 
 /** A countdown element; `tick` fills in its time from the clock anchor. */
 export function countdown(cd) {

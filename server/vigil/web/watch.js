@@ -34,7 +34,7 @@
  */
 
 import { VigilClient } from "/client/core/client.js";
-import { badgeKey, badgeLook, badgeShortKey, conditionsOf, counterKey, counters, newestOutcome, rattleMeter } from "/client/core/display.js";
+import { badgeKey, badgeLook, badgeShortKey, counterKey, counters, newestOutcome, rattleMeter } from "/client/core/display.js";
 import {
   diceFingerprint,
   errorSentence,
@@ -54,7 +54,7 @@ import {
   verifyUrl,
   wsUrl,
 } from "./common.js";
-import { characterCard, countdown, countdownsOf, die, diceByPool, phaseTrack, reading, tick } from "./render.js";
+import { characterCard, conditionsOf, countdown, countdownsOf, die, diceByPool, phaseTrack, reading, tick } from "./render.js";
 
 const TOKEN_KEY = "vigil.watch.token";
 const $ = (id) => document.getElementById(id);

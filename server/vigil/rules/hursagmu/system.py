@@ -67,7 +67,7 @@ class HursagmuSystem:
             for pid, p in ch.poisons.items():
                 if p.next_dose > p.doses:
                     last = "its next dose comes after its last"
-                    raise RuleError("bad_poison", char=cid, poison=pid, called=p.called, reason=last)
+                    raise RuleError("bad_poison", char=cid, poison=pid, reason=last, **p.called)
             sync(t, ch)
 
     def apply(self, table: Any, cmd: Command, ctx: Ctx) -> list[Event]:
@@ -176,7 +176,7 @@ class HursagmuSystem:
             "next_recovery_at": recovery.next_recovery_roll(t, ch),
             "poisons": {
                 pid: {
-                    "called": p.called,
+                    **p.called,
                     "next_dose_at": p.dose_at(p.next_dose),
                     "doses_left": p.doses - p.next_dose + 1,
                     "ends_at": p.ends_at,

@@ -19,13 +19,13 @@ from vigil.changes import LogEntry
 from vigil.close_codes import CloseCode
 from vigil.export import BadDocument, export, read_export, table_info
 from vigil.history_view import history_page
-from vigil.net import metrics
+from vigil.net import metrics, routing
 from vigil.net.errors import Refused
 from vigil.net.host import Peer, TableHost
 from vigil.net.hub import Hub
 from vigil.net.relay import Reply
 from vigil.net.writer import Acker, Closing, Edit, GivenUp
-from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, LegalMoves, LegalQuery, TableRequest, encoder
+from vigil.protocol import Ack, Cmd, HistoryPage, HistoryQuery, LegalMoves, LegalQuery, encoder
 from vigil.rules.outcome import RuleError
 from vigil.store.base import Store
 from vigil.table_commands import (
@@ -67,10 +67,10 @@ async def command(hub: Hub, conn: Peer, msg: Cmd) -> bytes:
         case TableList():
             result = await _tables(hub)
         case TableDelete():
-            host = host_for(hub, conn, target(msg))
+            host = host_for(hub, conn, routing.target(msg))
             await hub.writer.run(host, _delete(hub, host, conn))
         case _:
-            reply = await _table_command(hub, conn, host_for(hub, conn, target(msg)), msg, plain)
+            reply = await _table_command(hub, conn, host_for(hub, conn, routing.target(msg)), msg, plain)
             metrics.ACCEPTED[tag].inc()
             return reply
     metrics.ACCEPTED[tag].inc()
@@ -94,18 +94,6 @@ async def _tables(hub: Hub) -> list[dict[str, Any]]:
         for r in await hub.placement.others()
     ]
     return listed
-
-
-def target(msg: TableRequest) -> str | None:
-    """The table a request is about: the one it names, or for table.delete
-    the one its body names; None for the operator's commands about no one
-    table (table.create, table.import, table.list)."""
-    if isinstance(msg, Cmd):
-        if isinstance(msg.body, TableCreate | TableImport | TableList):
-            return None
-        if isinstance(msg.body, TableDelete):
-            return msg.body.table
-    return msg.table
 
 
 def host_for(hub: Hub, conn: Peer, table: str | None) -> TableHost:
@@ -144,15 +132,15 @@ async def _table_command(hub: Hub, conn: Peer, host: TableHost, msg: Cmd, plain:
                 raise RuleError("unknown_character", char=missing[0])
             if body.role == "player" and not body.chars:
                 raise Refused("bad_message", reason="a player token needs characters")
-            token, record = await hub.mint(host, body.role, body.chars, body.label, body.ttl_days)
+            token, record = await hub.access.mint(host, body.role, body.chars, body.label, body.ttl_days)
             url = hub.config.page_url(body.role, token)
             result = {"token": token, "token_id": record.token_id, "expires": record.expires, "url": url}
         case TokenList():
-            await hub.read_tokens(host)
+            await hub.access.read_tokens(host)
             result = [msgspec.to_builtins(t) for t in host.tokens.values()]
         case TokenRevoke():
             if body.token_id not in host.tokens:
-                await hub.read_tokens(host)
+                await hub.access.read_tokens(host)
             if body.token_id not in host.tokens:
                 raise Refused("bad_message", reason="unknown token id")
             await hub.writer.run(host, _revoke(host, conn, body.token_id))
@@ -162,7 +150,7 @@ async def _table_command(hub: Hub, conn: Peer, host: TableHost, msg: Cmd, plain:
         case TableArchive():
             await hub.writer.run(host, _archive(host, conn, body.archived))
         case TableExport():
-            result = export(table, host.record.archived, await hub.log(host))
+            result = export(table, host.record.archived, await hub.history.all(host))
         case HistoryReset():
             await hub.writer.run(host, _reset(host, conn))
             result = {"epoch": table.epoch}
@@ -170,15 +158,19 @@ async def _table_command(hub: Hub, conn: Peer, host: TableHost, msg: Cmd, plain:
             top = table.next_undo()
             if top is None:
                 raise RuleError("nothing_to_undo")
-            entry = await hub.log_entry(host, top)
-            edit = Edit(actor=conn.actor, make=lambda t, w, c: t.undo(entry, c), request=_request(conn, msg))
+            entry = await hub.history.entry(host, top)
+            edit = Edit(
+                actor=conn.actor,
+                make=lambda t, w, c: t.undo(entry, c),
+                request=routing.request_key(conn.token_id, conn.session, msg.id),
+            )
             await hub.writer.run(host, edit, _acker(conn, msg))
             return b""
         case _:
             edit = Edit(
                 actor=conn.actor,
                 make=lambda t, w, c: t.prepare(body, w, c, plain),
-                request=_request(conn, msg),
+                request=routing.request_key(conn.token_id, conn.session, msg.id),
             )
             await hub.writer.run(host, edit, _acker(conn, msg))
             return b""
@@ -193,13 +185,6 @@ def _acker(conn: Peer, msg: Cmd) -> Acker:
         return Reply(conn, msg.id, encoder.encode(Ack(id=msg.id, rev=rev, result=result)))
 
     return ack
-
-
-def _request(conn: Peer, msg: Cmd) -> str | None:
-    """What names a command across reconnects and nodes: its sender's
-    token, session and message id (a client keeps the id when it sends it
-    again); None for a client that names no session (nothing deduplicated)."""
-    return f"{conn.token_id}/{conn.session}/{msg.id}" if conn.session else None
 
 
 # -- admin edits: durable beyond the log, then kept, then connections ended ------
@@ -294,7 +279,7 @@ def _reset(host: TableHost, conn: Peer) -> Edit:
 
 
 async def _created(hub: Hub, host: TableHost) -> dict[str, Any]:
-    token, record = await hub.mint(host, "gm", [], "gm", None)
+    token, record = await hub.access.mint(host, "gm", [], "gm", None)
     return {
         "table": host.record.id,
         "gm_token": token,
@@ -338,7 +323,7 @@ async def history(hub: Hub, conn: Peer, msg: HistoryQuery) -> bytes:
     entries: list[LogEntry] = []
     before = msg.before
     for _ in range(HISTORY_SCAN):
-        batch = await hub.history(host, before, msg.limit)
+        batch = await hub.history.page(host, before, msg.limit)
         entries += batch
         before = batch[-1].rev if len(batch) == msg.limit else None
         if before is None or len(history_page(entries, table, conn.viewer)) >= msg.limit:
