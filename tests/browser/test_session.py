@@ -167,7 +167,7 @@ async def test_dryh_session_player_declares_rolls_and_chooses(
     await gm.locator("#open-pain").fill("3")
     started = time.monotonic()
     await gm.get_by_role("button", name="Open roll").click()
-    await spectator_sees(watch, ("[data-roll='alice'] .phases .current", "open"), "the open roll", started)
+    await spectator_sees(watch, ("[data-roll='alice'] .phases .current", "Open"), "the open roll", started)
 
     # The player declares and rolls; the GM's controls are not on its page.
     mine = roll_on(player)
@@ -179,7 +179,7 @@ async def test_dryh_session_player_declares_rolls_and_chooses(
     started = time.monotonic()
     await mine.get_by_role("button", name="Roll for Alice").click()
     await spectator_sees(
-        watch, ("[data-roll='alice'] .phases .current", "rolled"), "the player's roll", started
+        watch, ("[data-roll='alice'] .phases .current", "Rolled"), "the player's roll", started
     )
 
     # The GM resolves: the failure menu offers exactly the server's legal list.

@@ -53,7 +53,8 @@ async def test_the_undo_button_says_which_command_it_takes_back(
     rev = await gm.evaluate("window.vigil.state.undo.rev")
     await expect(button).to_have_text(f"↶ Undo: Apply pain — Ysolde (change {rev})")
     await expect(button).to_be_enabled()
-    assert "by gm" in (await button.get_attribute("title") or "")
+    # The GM link's label "gm" reads as its role's word.
+    assert "by GM" in (await button.get_attribute("title") or "")
     assert await player.evaluate("'undo' in window.vigil.state") is False
 
     await button.click()

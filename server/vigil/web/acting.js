@@ -10,7 +10,7 @@ import { CATALOGUE } from "/client/core/catalogue.js";
 import { maySend } from "/client/core/fields.js";
 import { buildForm } from "/client/core/forms.js";
 import { characterOffers, commandsOf, waitsOn } from "/client/core/offers.js";
-import { errorSentence, eventSentence, explanation, h, swap, t } from "./common.js";
+import { errorSentence, eventSentence, explanation, h, localize, swap, t } from "./common.js";
 import { $, download, eventDice, page } from "./page.js";
 
 /**
@@ -58,7 +58,7 @@ export function formCtx(state, extra = {}) {
     state,
     role: page.client.role,
     own: page.client.ownCharacters ?? [],
-    t,
+    t: localize,
     errorText: (err) => errorSentence(err, page.names),
     onSubmit: (body, form) => submitForm(body, form),
     ...extra,

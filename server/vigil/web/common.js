@@ -7,11 +7,11 @@
  * textContent (the `h` builder), never through innerHTML.
  */
 
-import { errorSentence as sayError, keyWords, namesOf, readable, render, translator } from "/client/core/words.js";
-import { formatGameTime } from "/client/core/clock.js";
+import { keyWords, namesOf, wordsFor } from "/client/core/words.js";
+import { formatCountdown } from "/client/core/clock.js";
 import { explain } from "/client/core/explain.js";
 
-export { formatGameTime, namesOf };
+export { namesOf };
 
 /**
  * The page's access token and layout parameters. A token in the fragment
@@ -74,54 +74,158 @@ export function wsUrl() {
 }
 
 let lang = {};
+/** The language the page speaks (a code of module.json's `languages`). */
+export let locale = "en";
+/** Where this browser keeps the language picked on the pages (languagePicker). */
+const LANG_KEY = "vigil.lang";
+
 /**
- * Load the words: the Foundry module's lang/en.json, which holds every label
- * and, synced from the server's catalogue, every event and error template.
- * The pages and the module thus read one English text. Without it, labels
- * fall back to words made from their keys and sentences to their codes.
+ * Which language a page speaks, among `available` (codes): the link's
+ * own (`lang=`: a stream speaks its streamer's language, not the
+ * viewer's), else the one picked here before (`kept`), else the first of
+ * the browser's languages that is available (de-AT reads German), else
+ * English. Pure, so the order is stated once.
+ * @param {string[]} available
+ * @param {{asked?: string|null, kept?: string|null, browser?: readonly string[]}} sources
+ */
+export function chooseLanguage(available, { asked = null, kept = null, browser = [] } = {}) {
+  const match = (tag) => {
+    if (!tag) return null;
+    const lower = String(tag).toLowerCase();
+    return available.find((code) => code === lower) ?? available.find((code) => code === lower.split("-")[0]) ?? null;
+  };
+  return match(asked) ?? match(kept) ?? browser.map(match).find(Boolean) ?? "en";
+}
+
+async function readJson(url) {
+  try {
+    const reply = await fetch(url);
+    return reply.ok ? await reply.json() : null;
+  } catch {
+    return null; // offline: keys and codes are shown as readable words
+  }
+}
+
+/** The languages offered, by their own names ([{lang, name}]): the Foundry
+ * module's (module.json `languages`), so the pages and the module offer the
+ * same ones, listed once. */
+let offered = [{ lang: "en", name: "English" }];
+
+/**
+ * Load the words: the Foundry module's lang file of the page's language
+ * (chooseLanguage), over English (lang/en.json) key by key, so a key a
+ * language lacks reads in English. The files hold every label and, synced
+ * from the server's catalogue, every event and error template: the pages
+ * and the module read one text. Sets `<html lang>` and fills the page's
+ * static words (`translateStatic`). Without the files, labels fall back to
+ * words made from their keys and sentences to their codes.
  */
 export async function loadCatalogue() {
-  try {
-    const reply = await fetch("/foundry/lang/en.json");
-    if (reply.ok) lang = await reply.json();
-  } catch {
-    /* offline: keys and codes are shown as readable words */
-  }
+  const manifest = await readJson("/foundry/module.json");
+  if (Array.isArray(manifest?.languages) && manifest.languages.length) offered = manifest.languages.map(({ lang: code, name }) => ({ lang: code, name }));
+  locale = chooseLanguage(offered.map((l) => l.lang), {
+    asked: languageAsked(),
+    kept: localStorage.getItem(LANG_KEY),
+    browser: navigator.languages ?? [navigator.language],
+  });
+  const [english, own] = await Promise.all([readJson("/foundry/lang/en.json"), locale === "en" ? null : readJson(`/foundry/lang/${locale}.json`)]);
+  lang = { ...(english ?? {}), ...(own ?? {}) };
+  words = wordsFor(locale, look, { missing: keyWords });
+  plain = wordsFor(locale, look);
+  document.documentElement.lang = locale;
+  translateStatic(document);
   return lang;
 }
 
-/** A label by its lang key ("VIGIL.Badge.dying"), `{name}`s filled; a key
- * missing from the file reads as its last part in words ("Seriously injured").
- * The client library's translator (core/words.js), as the module's `t`. */
-export const t = translator((key) => lang[key], { missing: keyWords });
+/** The language the page's link asks for (`lang=` in its fragment or
+ * query), or null. */
+export function languageAsked() {
+  return new URLSearchParams(location.hash.replace(/^#/, "")).get("lang") ?? new URLSearchParams(location.search).get("lang");
+}
 
-const eventTemplate = (code) => lang[`VIGIL.Event.${code}`];
+/**
+ * Fill the words written in a page's HTML from the lang file: an
+ * element's text from `data-t`, its attributes from `data-t-title`,
+ * `data-t-label` (aria-label) and `data-t-placeholder`. The HTML keeps the
+ * English text, which shows only until the words load.
+ */
+export function translateStatic(root) {
+  for (const el of root.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
+  for (const [data, attr] of [["tTitle", "title"], ["tLabel", "aria-label"], ["tPlaceholder", "placeholder"]]) {
+    const selector = `[data-${data.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}]`;
+    for (const el of root.querySelectorAll(selector)) el.setAttribute(attr, t(el.dataset[data]));
+  }
+}
+
+/**
+ * The language picker of the GM's and a player's page: the languages
+ * offered, each by its own name; a choice is kept in this browser
+ * (localStorage) and the page reloads in it (the token stays in the tab).
+ */
+export function languagePicker() {
+  const select = h(
+    "select",
+    {
+      id: "lang-picker",
+      class: "lang-picker",
+      "aria-label": t("VIGIL.Page.language"),
+      onchange: () => {
+        localStorage.setItem(LANG_KEY, select.value);
+        location.reload();
+      },
+    },
+    offered.map(({ lang: code, name }) => h("option", { value: code, lang: code }, name)),
+  );
+  select.value = locale;
+  return select;
+}
+
+/** A link that opens in this page's language (`lang=` in its fragment):
+ * a stream link the GM hands out speaks the GM's language. */
+export function withLanguage(url) {
+  const at = url.indexOf("#");
+  const fragment = new URLSearchParams(at < 0 ? "" : url.slice(at + 1));
+  fragment.set("lang", locale);
+  return `${at < 0 ? url : url.slice(0, at)}#${fragment.toString()}`;
+}
+
+const look = (key) => lang[key];
+/** The page's words in its language (core/words.js `wordsFor`): a missing
+ * key reads as its last part in words ("Seriously injured"). */
+let words = wordsFor(locale, look, { missing: keyWords });
+/** The same with Foundry's game.i18n.localize's contract, a missing key
+ * read as itself: for the client library's forms, which then put their own
+ * words in its place (a field's name, "(none)" for an empty choice) rather
+ * than the key's last part. */
+let plain = wordsFor(locale, look);
+
+/** A label by its lang key ("VIGIL.Badge.dying"), `{name}`s filled, a
+ * counted key in the plural form for `n`, numbers in the locale's digits.
+ * The client library's translator (core/words.js), as the module's `t`. */
+export const t = (key, params) => words.t(key, params);
+
+/** `t` for the client library's forms (a missing key is itself). */
+export const localize = (key, params) => plain.t(key, params);
+
+/** A game time as a clock reading in the page's language ("Tag 2, 07:15:03"). */
+export const formatGameTime = (seconds) => words.time(seconds);
+
+/** A countdown's reading ("mm:ss", "h:mm:ss", "3 Tage") in the page's language. */
+export const countdownText = (seconds) => formatCountdown(seconds, { lookup: look, locale });
 
 /** A readable sentence for a server error (VigilError {code, params}): the
  * client library's (core/words.js), as the module's notifications say it. */
 export function errorSentence(err, names = {}) {
-  return sayError(err, { names, lookup: (key) => lang[key] });
-}
-
-/** Params as words (core/words.js `readable`) with this page's lang file and the viewer's names. */
-function withNames(params, names) {
-  return readable(params, { names, lookup: (key) => lang[key] });
+  return words.error(err, names);
 }
 
 /**
- * A history event as a sentence: codes.json template with the event's char.
- * An event the viewer may read only the bare fact of (history_view.py: no
- * params, so no numbers, kits or hidden names) says just that, rather than
- * a sentence with its blanks showing.
+ * A history event as a sentence in the page's language (core/words.js
+ * `eventSentence`, as the module says it): names, not ids; an event the
+ * viewer may read only the bare fact of says just that.
  */
 export function eventSentence(ev, names = {}) {
-  const params = { ...(ev.params ?? {}) };
-  if (ev.char && params.char === undefined) params.char = ev.char;
-  if (params.target === undefined && ev.char) params.target = ev.char;
-  const sentence = render(ev.code, withNames(params, names), eventTemplate);
-  if (sentence.startsWith(ev.code) && ev.text) return ev.text;
-  if (!ev.params && /\{[A-Za-z0-9_.]+\}/.test(sentence)) return t("VIGIL.History.withheld", { char: names[ev.char] ?? ev.char });
-  return sentence;
+  return words.event(ev, names);
 }
 
 /**
@@ -186,14 +290,8 @@ export function trackEdits(root) {
   root.addEventListener("change", mark);
 }
 
-export const STATUS_WORDS = {
-  idle: "Not connected",
-  connecting: "Connecting…",
-  connected: "Live",
-  reconnecting: "Reconnecting…",
-  refused: "Refused",
-  closed: "Disconnected",
-};
+/** A connection status in words (VIGIL.Page.status.<status>). */
+export const statusWords = (status) => t(`VIGIL.Page.status.${status}`);
 
 /**
  * Where the /verify page checks the dice this viewer was shown: its own

@@ -19,7 +19,7 @@
  */
 
 import { VigilClient } from "/client/core/client.js";
-import { STATUS_WORDS, errorSentence, followNewLinks, forgetToken, keepToken, loadCatalogue, t, takeToken, wsUrl } from "./common.js";
+import { errorSentence, followNewLinks, forgetToken, keepToken, languagePicker, loadCatalogue, statusWords, t, takeToken, wsUrl } from "./common.js";
 import { refreshHistory, wireHistoryFilter } from "./history.js";
 import { refreshTokens } from "./invites.js";
 import { buildOperator, refreshTables } from "./operator.js";
@@ -63,7 +63,7 @@ function start(token) {
 
 function showStatus(status) {
   const pill = $("conn");
-  pill.textContent = STATUS_WORDS[status] ?? status;
+  pill.textContent = statusWords(status);
   pill.dataset.status = status;
 }
 
@@ -85,6 +85,7 @@ function onWelcome(welcome) {
 
 async function main() {
   await loadCatalogue();
+  $("signout").before(languagePicker());
   page.redraw = renderTable;
   wireGmControls();
   wireHistoryFilter();

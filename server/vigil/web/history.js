@@ -7,8 +7,8 @@
  */
 
 import { CATALOGUE } from "/client/core/catalogue.js";
-import { errorSentence, eventSentence, explanation, formatGameTime, h, swap, t } from "./common.js";
-import { $, charList, eventDice, fillSelect, page, say } from "./page.js";
+import { errorSentence, eventSentence, explanation, formatGameTime, h, locale, swap, t } from "./common.js";
+import { $, actorWords, charList, eventDice, fillSelect, page, say } from "./page.js";
 
 let historyEntries = new Map();
 let historyOldest = null;
@@ -74,9 +74,7 @@ export async function loadOlderHistory() {
   }
 }
 
-function actorName(actor) {
-  return String(actor ?? "").split("#")[0] || "server";
-}
+
 
 /**
  * The kinds of history entry a page filters by, in words. The history
@@ -141,8 +139,8 @@ function renderHistory() {
           { class: "entry-head" },
           h("span", { class: "rev" }, `#${e.rev}`),
           // The table thinks in game time; the wall clock is a tooltip.
-          h("time", { class: "game-time", datetime: new Date(e.wall * 1000).toISOString(), title: new Date(e.wall * 1000).toLocaleString() }, formatGameTime(e.at)),
-          h("span", { class: "actor" }, actorName(e.actor)),
+          h("time", { class: "game-time", datetime: new Date(e.wall * 1000).toISOString(), title: new Date(e.wall * 1000).toLocaleString(locale) }, formatGameTime(e.at)),
+          h("span", { class: "actor" }, actorWords(e.actor)),
           h("span", { class: "muted entry-kind" }, entryLabel(e)),
           e.undone ? h("span", { class: "undone-tag" }, t("VIGIL.History.undone")) : null,
         ),

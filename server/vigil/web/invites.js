@@ -3,7 +3,7 @@
  * revocable with a confirmation.
  */
 
-import { h, swap, t } from "./common.js";
+import { h, locale, swap, t } from "./common.js";
 import { $, confirmButton, page, run, say } from "./page.js";
 
 export async function refreshTokens() {
@@ -15,8 +15,9 @@ export async function refreshTokens() {
       h(
         "tr",
         { dataset: { token: tok.token_id } },
-        h("td", {}, tok.label || tok.token_id, h("div", { class: "muted" }, tok.role, tok.chars?.length ? `: ${tok.chars.map((c) => page.names[c] ?? c).join(", ")}` : "")),
-        h("td", {}, tok.expires ? new Date(tok.expires * 1000).toLocaleDateString() : t("VIGIL.Page.never")),
+        // A label the server gave (the GM link's "gm") is the role's word; one the GM typed is a name.
+        h("td", {}, tok.label && tok.label !== tok.role ? tok.label : t(`VIGIL.Page.role.${tok.role}`), h("div", { class: "muted" }, t(`VIGIL.Page.role.${tok.role}`), tok.chars?.length ? `: ${tok.chars.map((c) => page.names[c] ?? c).join(", ")}` : "")),
+        h("td", {}, tok.expires ? new Date(tok.expires * 1000).toLocaleDateString(locale) : t("VIGIL.Page.never")),
         h(
           "td",
           {},

@@ -19,6 +19,16 @@ export const page = { client: null, token: null, names: {}, redraw: () => {} };
 
 export const $ = (id) => document.getElementById(id);
 
+const ROLES = ["gm", "player", "spectator", "operator", "server"];
+/** Who acted ("<label>#<token id>", or the label alone): the label of the
+ * link used (a name a GM typed), or, for a link the server labelled by its
+ * role (the GM's "gm") and for the server's own changes (the clock's),
+ * that role's word. */
+export function actorWords(actor) {
+  const label = String(actor ?? "").split("#")[0] || "server";
+  return ROLES.includes(label) ? t(`VIGIL.Page.role.${label}`) : label;
+}
+
 /** Show a sentence in the corner (vigil.css .messages: clicks pass through
  * to what lies under it); it fades and goes when dismissed or after 6 s
  * (errors) / 4 s. */

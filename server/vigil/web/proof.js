@@ -137,7 +137,8 @@ export function readDocument(doc) {
     return { table: doc.table.id, epoch: doc.table.epoch, entries, names };
   }
   if (doc?.format === "vigil-history") return { names: {}, ...doc };
-  throw new Error("neither a vigil-table export nor a vigil-history");
+  // The code names the words the page shows (VIGIL.Verify.not_a_history); the message is for logs.
+  throw Object.assign(new Error("neither a vigil-table export nor a vigil-history"), { code: "not_a_history" });
 }
 
 /** Every integer in a JSON value (a list of faces, a DRYH roll's pools). */
@@ -164,7 +165,7 @@ function within(shown, drawn) {
 }
 
 const isHex = (text) => typeof text === "string" && /^(?:[0-9a-f]{2})*$/.test(text);
-const faceList = (faces) => (faces.length ? faces.join(", ") : "none");
+const faceList = (faces) => (faces.length ? faces.join(", ") : "—");
 const DICE_FIELD_WORDS = ["dice", "faces", "lot"];
 
 /**

@@ -9,10 +9,9 @@
  * colour-blind viewers (docs/design.md "Foundry module").
  */
 
-import { formatCountdown } from "/client/core/clock.js";
 import { CALM_COUNTDOWNS, badgeKey, badgeLook, conditionsOf as conditionsIn, countdownKey, countdownsOf as countdownsIn, counterKey, counters, kitUses, markedFaces, poolKey, rattleAt, readDie, talentsOf } from "/client/core/display.js";
 import { dieView, diceView } from "/client/core/dice-view.js";
-import { h, t } from "./common.js";
+import { countdownText, h, localize, t } from "./common.js";
 
 // The display model (letters, shapes, tones, die readings) is the client
 // library's, shared with the Foundry overlays; re-exported for the pages.
@@ -63,7 +62,7 @@ export function tick(root, now) {
     const since = el.dataset.since === "" ? null : Number(el.dataset.since);
     const left = until - now;
     const time = el.querySelector(".countdown-time");
-    const text = left > 0 ? formatCountdown(left) : "00:00";
+    const text = left > 0 ? countdownText(left) : "00:00";
     if (time.textContent !== text) time.textContent = text;
     el.classList.toggle("expired", left <= 0);
     el.classList.toggle("urgent", left > 0 && left <= 60);
@@ -87,7 +86,7 @@ function stat(label, value, extra = {}) {
  * `rattle_zero_at` (core/display.js `rattleAt`); `tick` redraws it, the
  * way the dying countdown runs, with no message from the server. */
 function rattleStat(d, s) {
-  const el = stat("Rattle", String(d.rattle ?? s.rattle), { key: "rattle" });
+  const el = stat(t("VIGIL.Counter.rattle"), String(d.rattle ?? s.rattle), { key: "rattle" });
   if (d.rattle_zero_at !== null && d.rattle_zero_at !== undefined) el.dataset.zeroAt = String(d.rattle_zero_at);
   return el;
 }
@@ -97,10 +96,17 @@ function boxes(label, checked, total, key) {
   for (let i = 0; i < total; i += 1) cells.push(h("span", { class: i < checked ? "box on" : "box" }, i < checked ? "✕" : ""));
   return h(
     "div",
-    { class: "boxes", dataset: { stat: key }, "aria-label": `${label}: ${checked} of ${total} checked` },
+    { class: "boxes", dataset: { stat: key }, "aria-label": t("VIGIL.Page.boxesChecked", { label, checked, total }) },
     h("span", { class: "stat-label" }, label),
     cells,
   );
+}
+
+/** A Hursagmu trait in the page's words; one the GM made up keeps its own name. */
+function traitWord(name) {
+  const key = `VIGIL.Param.trait.${name}`;
+  const said = localize(key);
+  return said === key ? name : said;
 }
 
 /** The numbers of a character whose sheet this viewer may see, per game. */
@@ -112,14 +118,14 @@ function numbers(system, ch) {
     return h(
       "div",
       { class: "numbers" },
-      stat("Pain", h("span", {}, String(s.pain), h("small", {}, ` / ${s.mettle}`)), { key: "pain", class: s.pain > s.mettle ? "over" : "" }),
+      stat(t("VIGIL.Counter.pain"), h("span", {}, String(s.pain), h("small", {}, ` / ${s.mettle}`)), { key: "pain", class: s.pain > s.mettle ? "over" : "" }),
       rattleStat(d, s),
-      stat("Injury pen.", String(d.injury_penalty ?? 0), { key: "injury_penalty" }),
+      stat(t("VIGIL.Page.injuryPenalty"), String(d.injury_penalty ?? 0), { key: "injury_penalty" }),
       s.resting
         ? h(
             "div",
             { class: "note rest-progress" },
-            `Resting: ${d.rest_hours ?? 0} h done, ${d.hours_toward_respite ?? 0} of ${d.respite_hours} h toward a respite`,
+            t("VIGIL.Page.resting", { done: d.rest_hours ?? 0, toward: d.hours_toward_respite ?? 0, needed: d.respite_hours }),
             d.next_rest_hour_at !== null && d.next_rest_hour_at !== undefined ? countdown({ kind: "rest_hour", until: d.next_rest_hour_at }) : null,
           )
         : null,
@@ -135,8 +141,8 @@ function numbers(system, ch) {
       "div",
       { class: "numbers" },
       shown,
-      boxes("Fight", s.fight, fightTotal, "fight"),
-      boxes("Flight", s.flight, flightTotal, "flight"),
+      boxes(t("VIGIL.Page.fight"), s.fight, fightTotal, "fight"),
+      boxes(t("VIGIL.Page.flight"), s.flight, flightTotal, "flight"),
     );
   }
   if (system === "hursagmu") {
@@ -145,7 +151,7 @@ function numbers(system, ch) {
       "div",
       { class: "numbers" },
       shown,
-      traits.length ? h("div", { class: "note traits" }, traits.map(([k, v]) => `${k} ${v}`).join(" · ")) : null,
+      traits.length ? h("div", { class: "note traits" }, traits.map(([k, v]) => `${traitWord(k)} ${v}`).join(" · ")) : null,
     );
   }
   return null;
@@ -182,8 +188,8 @@ export function characterCard(system, id, ch, extra = null) {
       "header",
       { class: "card-head" },
       h("h3", { class: "card-name" }, ch.name),
-      h("span", { class: "kind" }, ch.kind === "npc" ? "NPC" : "PC"),
-      ch.visibility !== "full" ? h("span", { class: `vis vis-${ch.visibility}` }, ch.visibility) : null,
+      h("span", { class: "kind" }, t(`VIGIL.Page.kindShort.${ch.kind === "npc" ? "npc" : "pc"}`)),
+      ch.visibility !== "full" ? h("span", { class: `vis vis-${ch.visibility}` }, t(`VIGIL.Page.visibility.${ch.visibility}`)) : null,
     ),
     ch.badges?.length || !conditionsOf(system, ch).length ? h(
       "div",
@@ -192,7 +198,7 @@ export function characterCard(system, id, ch, extra = null) {
       // No badge: the status word when the sheet is visible, else "no conditions" (what badges say).
       // No badge: the status word when the sheet is visible, else "No conditions" — unless
       // a condition that matters (a poison, an injury) is listed below.
-      !ch.badges?.length && !conditionsOf(system, ch).length ? h("span", { class: "status-word" }, status ?? t("VIGIL.Condition.none")) : null,
+      !ch.badges?.length && !conditionsOf(system, ch).length ? h("span", { class: "status-word" }, status ? t(`VIGIL.Choice.status.${status}`) : t("VIGIL.Condition.none")) : null,
     ) : null,
     // Beside the badges: what else matters (a poison, injuries, kit uses, talents).
     conditionLines(system, ch),
@@ -232,8 +238,8 @@ const PHASES = ["open", "declared", "rolled", "adjusted", "resolved"];
 export function phaseTrack(phase) {
   return h(
     "ol",
-    { class: "phases", "aria-label": `Phase: ${phase}` },
-    PHASES.map((p) => h("li", { class: p === phase ? "current" : PHASES.indexOf(p) < PHASES.indexOf(phase) ? "done" : "" }, p)),
+    { class: "phases", "aria-label": t("VIGIL.Page.phase", { phase: t(`VIGIL.Choice.phase.${phase}`) }) },
+    PHASES.map((p) => h("li", { class: p === phase ? "current" : PHASES.indexOf(p) < PHASES.indexOf(phase) ? "done" : "" }, t(`VIGIL.Choice.phase.${p}`))),
   );
 }
 
@@ -242,12 +248,12 @@ export function phaseTrack(phase) {
  * line says so, so the successes need not match the dice shown. */
 export function reading(roll) {
   if (roll.success === null || roll.success === undefined) return null;
-  const unseen = roll.includes_unseen_help ? " (with help you cannot see)" : "";
+  const unseen = roll.includes_unseen_help ? t("VIGIL.Page.unseenHelp") : "";
   return h(
     "p",
     { class: `reading ${roll.success ? "won" : "lost"}` },
-    roll.successes !== undefined && roll.successes !== null ? `${roll.successes} ${roll.successes === 1 ? "success" : "successes"}${unseen} against the GM's ${roll.degree} — ` : "",
-    h("strong", {}, roll.success ? "Success" : "Failure"),
-    roll.dominant ? `, ${t(poolKey(roll.dominant))} dominates` : "",
+    roll.successes !== undefined && roll.successes !== null ? `${t("VIGIL.Page.reading", { n: roll.successes, unseen, degree: roll.degree })} — ` : "",
+    h("strong", {}, t(roll.success ? "VIGIL.Page.success" : "VIGIL.Page.failure")),
+    roll.dominant ? t("VIGIL.Page.dominates", { pool: t(poolKey(roll.dominant)) }) : "",
   );
 }

@@ -189,12 +189,16 @@ function rollBox(state, char, roll, gm) {
     }
   }
   const decl = d
-    ? `Declared: ${d.madness} madness ${d.madness === 1 ? "die" : "dice"}${d.exhaustion_up ? ", exhaustion +1" : ""}${d.talent && d.talent !== "none" ? `, ${choiceText("dryh.declare", "talent", d.talent)}` : ""}`
+    ? [
+        t("VIGIL.Page.declared", { n: d.madness }),
+        d.exhaustion_up ? t("VIGIL.Page.exhaustionUp") : null,
+        d.talent && d.talent !== "none" ? choiceText("dryh.declare", "talent", d.talent) : null,
+      ].filter(Boolean).join(", ")
     : null;
   return h(
     "section",
     { class: `roll phase-${roll.phase}`, dataset: { roll: char, phase: roll.phase }, "aria-label": t("VIGIL.Page.rollOf", { name }) },
-    h("header", { class: "roll-head" }, h("h3", {}, t("VIGIL.Page.rollOf", { name })), h("span", { class: "muted" }, `${roll.pain} ${roll.kind} pain dice`), phaseTrack(roll.phase)),
+    h("header", { class: "roll-head" }, h("h3", {}, t("VIGIL.Page.rollOf", { name })), h("span", { class: "muted" }, t("VIGIL.Page.painDice", { n: roll.pain, kind: t(`VIGIL.Choice.kind.${roll.kind}`) })), phaseTrack(roll.phase)),
     decl && roll.phase !== "open" ? h("p", { class: "muted" }, decl) : null,
     roll.helpers?.length ? h("p", { class: "muted" }, t("VIGIL.Page.helpers", { names: roll.helpers.map((x) => page.names[x] ?? x).join(", ") })) : null,
     diceByPool(roll.dice, roll.dominant, page.names, roll.adjustments),

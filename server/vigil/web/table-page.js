@@ -8,11 +8,11 @@
 
 import { CATALOGUE } from "/client/core/catalogue.js";
 import { commandLabel } from "/client/core/fields.js";
-import { diceFingerprint, formatGameTime, h, swap, t, trackEdits, verifyUrl } from "./common.js";
+import { diceFingerprint, formatGameTime, h, swap, t, trackEdits, verifyUrl, withLanguage } from "./common.js";
 import { renderForms, slots } from "./acting.js";
 import { historyChanged, loadOlderHistory } from "./history.js";
 import { refreshTokens } from "./invites.js";
-import { $, charList, confirmButton, fillSelect, page, run, say, showLink } from "./page.js";
+import { $, actorWords, charList, confirmButton, fillSelect, page, run, say, showLink } from "./page.js";
 import { characterCard, tick } from "./render.js";
 import { renderDryh } from "./roll-panel.js";
 
@@ -79,10 +79,11 @@ export function wireGmControls() {
       refreshTokens();
     }
   });
+  $("spectator-label").value = t("VIGIL.Page.streamLabel");
   $("invite-spectator").addEventListener("click", async () => {
-    const ack = await run({ type: "token.mint", role: "spectator", label: $("spectator-label").value.trim() || "stream" });
+    const ack = await run({ type: "token.mint", role: "spectator", label: $("spectator-label").value.trim() || t("VIGIL.Page.streamLabel") });
     if (ack) {
-      showLink($("invite-out"), ack.result.url, t("VIGIL.Page.spectatorLink"), { keep: true });
+      showLink($("invite-out"), withLanguage(ack.result.url), t("VIGIL.Page.spectatorLink"), { keep: true });
       refreshTokens();
     }
   });
@@ -195,7 +196,7 @@ function renderUndo(state) {
   if (u) {
     what = t("VIGIL.Undo.what", { what: undoWhat(u), rev: u.rev });
     text = t("VIGIL.Undo.button", { what });
-    title = [u.by ? t("VIGIL.Undo.by", { by: u.by }) : "", typeof u.at === "number" ? t("VIGIL.Undo.at", { time: formatGameTime(u.at) }) : ""].filter(Boolean).join(" ");
+    title = [u.by ? t("VIGIL.Undo.by", { by: actorWords(u.by) }) : "", typeof u.at === "number" ? t("VIGIL.Undo.at", { time: formatGameTime(u.at) }) : ""].filter(Boolean).join(" ");
   }
   if (button.textContent !== text) button.textContent = text;
   button.disabled = !u;
@@ -245,7 +246,8 @@ export function tickAll() {
   // While the server is away its clock is unknown: the reading stops (the
   // mode says so) instead of running on as if the table were live.
   if (page.client?.state && page.client.status !== "connected") {
-    if ($("clock-mode").textContent !== "offline") $("clock-mode").textContent = "offline";
+    const offline = t("VIGIL.Page.clock.offline");
+    if ($("clock-mode").textContent !== offline) $("clock-mode").textContent = offline;
     return;
   }
   if (page.client?.state) {

@@ -105,7 +105,8 @@ async function main() {
     try {
       show(readDocument(JSON.parse(await file.text())));
     } catch (err) {
-      $("verify-summary").textContent = `${t("VIGIL.Verify.failed")} ${err.message}`;
+      const why = err.code ? t(`VIGIL.Verify.${err.code}`) : err.message;
+      $("verify-summary").textContent = `${t("VIGIL.Verify.failed")} ${why}`;
       document.body.dataset.verify = "bad-file";
     }
   });

@@ -36,7 +36,6 @@
 import { VigilClient } from "/client/core/client.js";
 import { badgeKey, badgeLook, badgeShortKey, counterKey, counters, newestOutcome, rattleMeter } from "/client/core/display.js";
 import {
-  STATUS_WORDS,
   diceFingerprint,
   errorSentence,
   eventSentence,
@@ -46,7 +45,9 @@ import {
   formatGameTime,
   h,
   keepToken,
+  languageAsked,
   loadCatalogue,
+  statusWords,
   swap,
   t,
   takeToken,
@@ -121,7 +122,7 @@ function bigType() {
 function showStatus(status) {
   const box = $("watch-conn");
   box.dataset.status = status;
-  $("watch-conn-text").textContent = STATUS_WORDS[status] ?? status;
+  $("watch-conn-text").textContent = statusWords(status);
 }
 
 function names(state) {
@@ -425,11 +426,14 @@ async function refreshLastRoll() {
 
 async function main() {
   await loadCatalogue();
+  const asked = languageAsked(); // the language the link asked for when the words were loaded
   followNewLinks();
   ({ token } = takeToken(TOKEN_KEY));
   view = readView();
   applyView();
   window.addEventListener("hashchange", () => {
+    // Another language (a stream deck switching `lang=`): the words load anew.
+    if (languageAsked() !== asked) return location.reload();
     view = readView();
     applyView();
     render();
