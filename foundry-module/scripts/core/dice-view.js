@@ -14,7 +14,7 @@
  * letter (docs/design.md "Foundry module").
  */
 
-import { HELPER, POOLS, poolKey, poolRows } from "./display.js";
+import { HELPER, POOLS, poolKey, poolLetter, poolRows } from "./display.js";
 
 /**
  * One die. `pool` is a DRYH pool, "helpers" or "plain" (another game's
@@ -35,7 +35,7 @@ export function dieView(el, t, pool, face, { success = false, mark = null } = {}
       title: said ? `${name} ${face}: ${said}` : `${name} ${face}`,
     },
     el("span", { class: "die-face" }, String(face)),
-    look ? el("span", { class: "die-pool", "aria-hidden": "true" }, look.letter) : null,
+    look ? el("span", { class: "die-pool", "aria-hidden": "true" }, poolLetter(pool, t)) : null,
     mark ? el("span", { class: "sr-only" }, ` (${said})`) : null,
   );
 }
@@ -50,7 +50,6 @@ export function diceView(el, t, dice, { dominant = null, names = {}, adjustments
   const rows = poolRows(dice, { dominant, adjustments })
     .filter((row) => !row.empty || empty !== null)
     .map((row) => {
-      const look = row.helper !== undefined ? HELPER : POOLS[row.pool];
       const word = row.helper !== undefined ? t("VIGIL.Dice.helps", { name: names[row.helper] ?? row.helper }) : t(poolKey(row.pool));
       return el(
         "div",
@@ -58,7 +57,7 @@ export function diceView(el, t, dice, { dominant = null, names = {}, adjustments
         el(
           "span",
           { class: "pool-name" },
-          el("span", { class: "pool-letter" }, look.letter),
+          el("span", { class: "pool-letter" }, poolLetter(row.helper !== undefined ? "helpers" : row.pool, t)),
           el("span", { class: "pool-word" }, word),
           row.dominant ? el("strong", { class: "dominates" }, ` ★ ${t("VIGIL.Dice.dominates")}`) : null,
         ),

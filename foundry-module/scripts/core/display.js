@@ -44,6 +44,12 @@ export function badgeLook(code) {
 /** The full and the short name of a badge, as lang/en.json keys. */
 export const badgeKey = (code) => `VIGIL.Badge.${code}`;
 export const badgeShortKey = (code) => `VIGIL.BadgeShort.${code}`;
+/** The letter drawn in a badge's shape, in the reader's language
+ * (`VIGIL.BadgeLetter.<code>`; "St" is "Stabilized" in English, "Sterbend"
+ * in German); an unknown code keeps its look's letters. `t` is the face's. */
+export const badgeLetter = (code, t) => (BADGES[code] ? t(`VIGIL.BadgeLetter.${code}`) : badgeLook(code).letter);
+/** The letter drawn on a DRYH pool's dice (helpers' too), in the reader's language. */
+export const poolLetter = (pool, t) => t(poolShortKey(pool));
 
 /** DRYH pools, in the order the book lists them (DRYH-04): a letter, and a
  * face colour with its text and edge colours. Helpers roll discipline dice
@@ -58,7 +64,9 @@ export const POOL_ORDER = Object.freeze(["discipline", "exhaustion", "madness", 
 /** A helper's dice (discipline dice of another character), marked apart. */
 export const HELPER = Object.freeze({ letter: "H", fill: 0xf4f1e8, text: 0x111111, stroke: 0x555555 });
 export const poolKey = (pool) => `VIGIL.Pool.${pool}`;
-export const poolShortKey = (pool) => `VIGIL.PoolShort.${pool}`;
+export function poolShortKey(pool) {
+  return `VIGIL.PoolShort.${pool}`;
+}
 
 /** The kinds of countdown the server sends (`character.countdowns[].kind`),
  * and those of `nextRandom` below; a key may take `{name}`. The short word

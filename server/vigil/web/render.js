@@ -9,7 +9,7 @@
  * colour-blind viewers (docs/design.md "Foundry module").
  */
 
-import { CALM_COUNTDOWNS, badgeKey, badgeLook, conditionsOf as conditionsIn, countdownKey, countdownsOf as countdownsIn, counterKey, counters, kitUses, markedFaces, poolKey, rattleAt, readDie, talentsOf } from "/client/core/display.js";
+import { CALM_COUNTDOWNS, badgeKey, badgeLetter, badgeLook, conditionsOf as conditionsIn, countdownKey, countdownsOf as countdownsIn, counterKey, counters, kitUses, markedFaces, poolKey, rattleAt, readDie, talentsOf } from "/client/core/display.js";
 import { dieView, diceView } from "/client/core/dice-view.js";
 import { countdownText, h, localize, t } from "./common.js";
 
@@ -25,7 +25,7 @@ export function badge(name) {
   return h(
     "span",
     { class: `badge tone-${b.tone}`, title: label, dataset: { badge: name } },
-    h("span", { class: `shape shape-${b.shape}`, "aria-hidden": "true" }, h("span", { class: "letter" }, b.letter)),
+    h("span", { class: `shape shape-${b.shape}`, "aria-hidden": "true" }, h("span", { class: "letter" }, badgeLetter(name, t))),
     h("span", { class: "badge-label" }, label),
   );
 }

@@ -34,7 +34,7 @@
  */
 
 import { VigilClient } from "/client/core/client.js";
-import { badgeKey, badgeLook, badgeShortKey, counterKey, counters, newestOutcome, rattleMeter } from "/client/core/display.js";
+import { badgeKey, badgeLetter, badgeLook, badgeShortKey, counterKey, counters, newestOutcome, rattleMeter } from "/client/core/display.js";
 import {
   diceFingerprint,
   errorSentence,
@@ -135,7 +135,7 @@ function shortBadge(name) {
   return h(
     "span",
     { class: `badge tone-${b.tone}`, title: t(badgeKey(name)), dataset: { badge: name } },
-    h("span", { class: `shape shape-${b.shape}`, "aria-hidden": "true" }, h("span", { class: "letter" }, b.letter)),
+    h("span", { class: `shape shape-${b.shape}`, "aria-hidden": "true" }, h("span", { class: "letter" }, badgeLetter(name, t))),
     h("span", { class: "badge-label" }, t(badgeShortKey(name))),
   );
 }
