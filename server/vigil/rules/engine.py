@@ -4,7 +4,8 @@ Every operation starts by copying the state, so a command refused half-way
 (a RuleError anywhere, even after some dice were drawn) leaves the caller's
 state untouched. Game modules may therefore write plain mutating code on the
 copy, which reads far closer to the rule texts than rebuilding immutable
-values at every step.
+values at every step. The copy is :mod:`vigil.rules.sharing`'s: characters
+the operation never reaches are the old state's own objects in the new one.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from vigil.rules.commands import (
 from vigil.rules.dice import ScriptedDice
 from vigil.rules.game import Ctx, Due, Game
 from vigil.rules.outcome import Event, RuleError
+from vigil.rules.sharing import copy_state, settle
+
+__all__ = ["Outcome", "advance", "apply", "copy_state", "next_deadline", "next_due", "settle"]
 
 T = TypeVar("T")
 
@@ -37,11 +41,6 @@ T = TypeVar("T")
 class Outcome(Generic[T]):
     state: T
     events: list[Event]
-
-
-def copy_state(state: T) -> T:
-    """A deep, independent copy (msgpack round trip: fast and exact)."""
-    return msgspec.msgpack.decode(msgspec.msgpack.encode(state), type=type(state))
 
 
 def apply(system: Game, table: T, cmd: Command, ctx: Ctx) -> Outcome[T]:
@@ -57,7 +56,7 @@ def apply(system: Game, table: T, cmd: Command, ctx: Ctx) -> Outcome[T]:
         scripted.check_all_used()
     else:
         events = _dispatch(system, t, cmd, ctx)
-    return Outcome(t, _stamp(events, ctx))
+    return Outcome(settle(t), _stamp(events, ctx))
 
 
 def advance(system: Game, table: T, to: float, ctx: Ctx) -> Outcome[T]:
@@ -66,10 +65,18 @@ def advance(system: Game, table: T, to: float, ctx: Ctx) -> Outcome[T]:
     at a time in a total order, advancing in one step or in many gives the
     same state and draws the same dice in the same order. More than
     ``ctx.max_effects`` effects is refused before anything is kept."""
+    now = table.clock.now  # type: ignore[attr-defined]
+    if to < now:
+        raise RuleError("clock_backwards", now=now, to=to)
+    first = next_due(system, table)
+    if first is None or first.time > to:
+        # Nothing happens but the clock moving: no rule reaches a
+        # character (``due`` only reads), so none is copied.
+        t = copy_state(table)
+        t.clock.now = to  # type: ignore[attr-defined]
+        return Outcome(settle(t), [])
     t = copy_state(table)
     clock = t.clock  # type: ignore[attr-defined]
-    if to < clock.now:
-        raise RuleError("clock_backwards", now=clock.now, to=to)
     events: list[Event] = []
     count = 0
     while True:
@@ -82,7 +89,7 @@ def advance(system: Game, table: T, to: float, ctx: Ctx) -> Outcome[T]:
         clock.now = max(clock.now, due.time)
         events.extend(system.fire(t, due, ctx))
     clock.now = to
-    return Outcome(t, _stamp(events, ctx))
+    return Outcome(settle(t), _stamp(events, ctx))
 
 
 def next_due(system: Game, table: Any) -> Due | None:
