@@ -73,6 +73,9 @@ class TableViews:
         self._undo: dict[str, Any] | None = None
         self._dice: dict[str, Any] | None = None
         self._renders: dict[str, CharacterRender] | None = None
+        # Each audience's sight of those renders (by audience key), made
+        # once per state however many times it is asked.
+        self._sights: dict[str, tuple[str, ...]] = {}
         # What the renders were made from before the last change, so that
         # the next ones rebuild only what changed (see renders).
         self._previous: Previous | None = None
@@ -128,6 +131,7 @@ class TableViews:
         self._undo = same_or(undo, self._undo)
         self._dice = dice
         self._renders = None
+        self._sights = {}
         if self._clock is not None:
             self._old_clock, self._clock = self._clock, None
 
@@ -138,8 +142,13 @@ class TableViews:
         nothing): audiences with equal sights get equal views."""
         if audience.kind == GM:
             return ("gm",)
-        own = audience.chars
-        return tuple(_seen_as(r, cid in own) for cid, r in self._current_renders().items())
+        key = audience.key
+        sight = self._sights.get(key)
+        if sight is None:
+            own = audience.chars
+            renders = self._current_renders()
+            sight = self._sights[key] = tuple(_seen_as(r, cid in own) for cid, r in renders.items())
+        return sight
 
     def _plays(self, audience: Audience) -> bool:
         """Whether ``audience`` is a player with a character at the table

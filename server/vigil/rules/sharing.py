@@ -35,17 +35,19 @@ class CopyOnAccess(dict[str, Any]):
     the old state's objects; only the read-only paths of C code (``==``,
     msgspec encoding) see the old ones, and see what a copy would hold."""
 
-    __slots__ = ("_originals",)
+    __slots__ = ("_originals", "_copied")
 
     def __init__(self, originals: dict[str, Any]) -> None:
         super().__init__(originals)
         self._originals = originals
+        self._copied: list[str] = []
 
     def __getitem__(self, key: str) -> Any:
         value = dict.__getitem__(self, key)
         if self._originals.get(key, _MISSING) is value:
             value = deep_copy(value)
             dict.__setitem__(self, key, value)
+            self._copied.append(key)
         return value
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -88,15 +90,15 @@ class CopyOnAccess(dict[str, Any]):
         return (dict, (dict(self.items()),))
 
     def settled(self) -> dict[str, Any]:
-        """A plain dict of the characters now, in their order: the old
-        state's own object for every character not reached, or reached and
-        left equal to it (so that it is shared by identity all the same)."""
-        out: dict[str, Any] = {}
+        """A plain dict of the values now, in their order: the old state's
+        own object for every one not reached, or reached and left equal to
+        it (so that it is shared by identity all the same)."""
+        out = dict(dict.items(self))
         originals = self._originals
-        for key in dict.keys(self):
-            value = dict.__getitem__(self, key)
-            old = originals.get(key, _MISSING)
-            out[key] = old if old is not _MISSING and _same(old, value) else value
+        for key in self._copied:
+            old = originals[key]
+            if key in out and _same(old, out[key]):
+                out[key] = old
         return out
 
 
@@ -112,20 +114,28 @@ def _same(old: Any, new: Any) -> bool:
 
 def copy_state(state: T) -> T:
     """A copy of ``state`` that nothing done to it changes ``state``: its
-    table-level fields copied, its characters copied as they are reached
-    (:class:`CopyOnAccess`). Call :func:`settle` before keeping it."""
-    chars = state.characters  # type: ignore[attr-defined]
-    shell = msgspec.structs.replace(state, characters={})  # type: ignore[type-var]
-    copy = deep_copy(shell)
-    copy.characters = CopyOnAccess(chars)  # type: ignore[attr-defined]
-    return copy  # type: ignore[no-any-return]
+    dict fields (the characters; DRYH's open rolls) copied value by value
+    as they are reached (:class:`CopyOnAccess`), the other fields at once.
+    Call :func:`settle` before keeping it."""
+    dicts = {name: value for name in _fields(state) if type(value := getattr(state, name)) is dict}
+    shell = msgspec.structs.replace(state, **{name: {} for name in dicts})  # type: ignore[type-var]
+    copy: T = deep_copy(shell)
+    for name, value in dicts.items():
+        setattr(copy, name, CopyOnAccess(value))
+    return copy
 
 
 def settle(state: T) -> T:
     """``state`` (a :func:`copy_state` copy the rules are done with) with
-    its characters as a plain dict, the unchanged ones the old state's own
-    objects: the form a state is kept in."""
-    chars = state.characters  # type: ignore[attr-defined]
-    if isinstance(chars, CopyOnAccess):
-        state.characters = chars.settled()  # type: ignore[attr-defined]
+    plain dicts again, their unchanged values the old state's own objects:
+    the form a state is kept in."""
+    for name in _fields(state):
+        value = getattr(state, name)
+        if type(value) is CopyOnAccess:
+            setattr(state, name, value.settled())
     return state
+
+
+def _fields(state: Any) -> tuple[str, ...]:
+    fields: tuple[str, ...] = state.__struct_fields__
+    return fields

@@ -36,21 +36,25 @@ def _character(t: DryhTable, char: str) -> Character:
 
 def roll_view(t: DryhTable, char: str, r: Roll, shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """An open roll with its current reading, including strengths, and the
-    moves the rules would accept now (:func:`legal_moves`: the same for
-    every viewer, so kept in ``shared`` once per state when given; the
-    caller never changes it in place)."""
+    moves the rules would accept now (:func:`legal_moves`). It is the same
+    for every viewer, so with ``shared`` it is made once per state and kept
+    there for every viewer's table view: callers never change it in place
+    (:func:`_only_visible` makes a new dict)."""
+    if shared is None:
+        return _roll_view(t, char, r)
+    key = "roll:" + char
+    data: dict[str, Any] | None = shared.get(key)
+    if data is None:
+        data = shared[key] = _roll_view(t, char, r)
+    return data
+
+
+def _roll_view(t: DryhTable, char: str, r: Roll) -> dict[str, Any]:
     data: dict[str, Any] = msgspec.to_builtins(r)
     data["strengths"] = None if r.dice is None else strengths(pools_of(r.dice))
     # Why it reads as it does (core/explain.js words it: pages, chat card).
     data["explain"] = None if r.dice is None else explain(r)
-    if shared is None:
-        data["legal"] = legal_moves(t, char, r)
-    else:
-        key = "legal:" + char
-        legal = shared.get(key)
-        if legal is None:
-            legal = shared[key] = legal_moves(t, char, r)
-        data["legal"] = legal
+    data["legal"] = legal_moves(t, char, r)
     return data
 
 
@@ -142,12 +146,16 @@ def _only_visible(roll: dict[str, Any], visible: frozenset[str]) -> dict[str, An
     the rules' own (a hidden helper's dice still count towards the
     successes, and so the outcome), so a roll whose dice include a hidden
     helper's says ``includes_unseen_help``: the totals are not the sum of
-    the dice shown, and the flag says neither whose help nor how much."""
+    the dice shown, and the flag says neither whose help nor how much.
+    ``roll`` is left as it is (it may be shared by other viewers' views):
+    the dicts changed here are new ones."""
+    roll = dict(roll)
     helpers = roll.get("helpers", [])
     roll["helpers"] = [h for h in helpers if h in visible]
     dice = roll.get("dice")
     roll["includes_unseen_help"] = dice is not None and len(roll["helpers"]) < len(helpers)
     if dice is not None:
+        dice = roll["dice"] = dict(dice)
         dice["helpers"] = {h: f for h, f in dice.get("helpers", {}).items() if h in visible}
     if roll["includes_unseen_help"]:
         roll["explain"] = None  # its count of dice would tell how much unseen help there was
