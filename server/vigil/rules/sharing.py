@@ -35,7 +35,7 @@ class CopyOnAccess(dict[str, Any]):
     the old state's objects; only the read-only paths of C code (``==``,
     msgspec encoding) see the old ones, and see what a copy would hold."""
 
-    __slots__ = ("_originals", "_copied")
+    __slots__ = ("_copied", "_originals")
 
     def __init__(self, originals: dict[str, Any]) -> None:
         super().__init__(originals)
@@ -51,7 +51,7 @@ class CopyOnAccess(dict[str, Any]):
         return value
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key in self else default
+        return self[key] if key in self else default  # noqa: SIM401 (self.get would recurse)
 
     def __iter__(self) -> Iterator[str]:
         # Defined so that CPython's dict merge (``dict(x)``, ``{**x}``,
