@@ -169,3 +169,12 @@ class Game(Protocol):
         (clock, open rolls, options…), never another character: the server
         renders a character again only when one of those has changed."""
         ...
+
+    def render_reads(self, table: Any, char_id: str) -> Any:
+        """All that ``summary`` and ``derived`` read of the table-level
+        state for this character, as a value compared by equality between
+        two states: the server renders the character again only when it,
+        its names and visibility, or this value changed. (DRYH: the options
+        and the roll it takes part in, so that a roll of others does not
+        render every character of the table again.)"""
+        ...

@@ -119,6 +119,9 @@ class DryhSystem:
     def derived(self, table: DryhTable, char_id: str) -> dict[str, Any]:
         return view.derived(table, char_id)
 
+    def render_reads(self, table: DryhTable, char_id: str) -> Any:
+        return view.render_reads(table, char_id)
+
     def public_table(
         self,
         table: DryhTable,

@@ -184,6 +184,12 @@ def derived(t: DryhTable, char: str) -> dict[str, Any]:
     }
 
 
+def render_reads(t: DryhTable, char: str) -> tuple[Any, ...]:
+    """What :func:`derived` and :func:`summary` read of the table-level
+    state: the options and which roll the character takes part in."""
+    return (t.options, busy_in(t, char))
+
+
 def summary(t: DryhTable, char: str) -> Summary:
     """Badges only (DRYH has no timed rules, so no countdowns). Status
     precedence nightmare > crashed > awake is kept by the state itself."""

@@ -155,6 +155,11 @@ class HursagmuSystem:
         """Hursagmu keeps no table-level state beyond the clock and options."""
         return {}
 
+    def render_reads(self, table: Any, char_id: str) -> Any:
+        """Countdowns and penalties read the clock and the options, and
+        nothing else of the table-level state."""
+        return (table.clock, table.options)
+
     def derived(self, table: Any, char_id: str) -> dict[str, Any]:
         t: HursagmuTable = table
         ch = t.characters[char_id]

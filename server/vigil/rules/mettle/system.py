@@ -170,6 +170,11 @@ class MettleSystem:
         """Pain & Mettle keeps no table-level state beyond the clock and options."""
         return {}
 
+    def render_reads(self, table: MettleTable, char_id: str) -> Any:
+        """Countdowns and penalties read the clock and the options, and
+        nothing else of the table-level state."""
+        return (table.clock, table.options)
+
     def derived(self, table: MettleTable, char_id: str) -> dict[str, Any]:
         char = table.characters[char_id]
         clock = table.clock
