@@ -17,7 +17,7 @@ from typing import Any
 from vigil import treepatch
 from vigil.clock_anchor import Anchor
 from vigil.moves import view_legal
-from vigil.rules.game import Game
+from vigil.rules.game import CARRIED, Game
 from vigil.rules.legal import Move, legal_moves
 from vigil.views import (
     GM,
@@ -124,7 +124,7 @@ class TableViews:
         elif old_games:
             self._old_games = old_games
         if state is not previous:
-            self._shared = {}
+            self._shared = {CARRIED: self._shared.get(CARRIED, {})}
             self._moves = None
         self._state, self._meta, self._anchor = state, meta, anchor
         self._name, self._settings = name, settings

@@ -85,6 +85,13 @@ class Wait(NamedTuple):
     refusal: str
 
 
+CARRIED = "carried"
+"""The member of ``Game.public_table``'s ``shared`` memo that the server
+keeps from one state to the next (a dict): what a game keeps there it keys
+by what it was made from, and reuses only when a later state has the same
+(DRYH: an open roll's view, with the roll and the characters in it)."""
+
+
 class TableState(Protocol):
     """The fields the engine reads from every game's table state."""
 
@@ -159,7 +166,8 @@ class Game(Protocol):
         equal. ``shared`` lives as long as ``table`` and is passed to every
         call for it, whoever the viewer: the game may keep there what it
         computes for every viewer alike (DRYH: an open roll's legal moves),
-        so that it is computed once per state, not once per viewer."""
+        so that it is computed once per state, not once per viewer; and in
+        its :data:`CARRIED` dict what a later state may reuse."""
         ...
 
     def derived(self, table: Any, char_id: str) -> dict[str, Any]:

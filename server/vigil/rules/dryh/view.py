@@ -23,7 +23,7 @@ from vigil.rules.dryh.reading import explain, pools_of
 from vigil.rules.dryh.recovery import recover_cost
 from vigil.rules.dryh.roll import busy_in
 from vigil.rules.dryh.state import CRASH_ABOVE, Character, DryhTable, Roll
-from vigil.rules.game import Summary
+from vigil.rules.game import CARRIED, Summary
 from vigil.rules.outcome import RuleError
 
 
@@ -45,8 +45,29 @@ def roll_view(t: DryhTable, char: str, r: Roll, shared: dict[str, Any] | None = 
     key = "roll:" + char
     data: dict[str, Any] | None = shared.get(key)
     if data is None:
-        data = shared[key] = _roll_view(t, char, r)
+        # A roll's view is kept from state to state with what it was made
+        # from: the many open rolls of a large table are not read, and
+        # their legal moves not tried, again at every change of another.
+        carried: dict[str, Any] | None = shared.get(CARRIED)
+        inputs = _roll_reads(t, char, r)
+        kept = None if carried is None else carried.get(key)
+        if kept is not None and kept[0] == inputs:
+            data = kept[1]
+        else:
+            data = _roll_view(t, char, r)
+            if carried is not None:
+                carried[key] = (inputs, data)
+        shared[key] = data
     return data
+
+
+def _roll_reads(t: DryhTable, char: str, r: Roll) -> tuple[Any, ...]:
+    """All that a roll's view reads (its reading, and the rules trying its
+    resolve and choices: :func:`legal_moves`): the roll, the characters in
+    it (protagonist, helpers, those with a choice pending) and every
+    table-level field but the other rolls."""
+    chars = tuple(t.characters.get(who) for who in (char, *r.helpers, *r.pending))
+    return (r, chars, t.options, t.hope, t.despair, t.session, t.clock)
 
 
 def _roll_view(t: DryhTable, char: str, r: Roll) -> dict[str, Any]:
