@@ -76,6 +76,11 @@ class TableViews:
         # Each audience's sight of those renders (by audience key), made
         # once per state however many times it is asked.
         self._sights: dict[str, tuple[str, ...]] = {}
+        # How a viewer who plays none of them sees the characters, and
+        # where each is in it: a player's sight differs from it at most at
+        # its own characters, so it is made from it in their number of steps.
+        self._others: tuple[str, ...] | None = None
+        self._index: dict[str, int] = {}
         # What the renders were made from before the last change, so that
         # the next ones rebuild only what changed (see renders).
         self._previous: Previous | None = None
@@ -132,6 +137,7 @@ class TableViews:
         self._dice = dice
         self._renders = None
         self._sights = {}
+        self._others = None
         if self._clock is not None:
             self._old_clock, self._clock = self._clock, None
 
@@ -144,10 +150,18 @@ class TableViews:
             return ("gm",)
         key = audience.key
         sight = self._sights.get(key)
-        if sight is None:
-            own = audience.chars
-            renders = self._current_renders()
-            sight = self._sights[key] = tuple(_seen_as(r, cid in own) for cid, r in renders.items())
+        if sight is not None:
+            return sight
+        renders = self._current_renders()
+        if self._others is None:
+            self._others = tuple(_seen_as(r, False) for r in renders.values())
+            self._index = {cid: i for i, cid in enumerate(renders)}
+        sight = self._others
+        for cid in audience.chars:
+            i = self._index.get(cid)
+            if i is not None and (mine := _seen_as(renders[cid], True)) != sight[i]:
+                sight = (*sight[:i], mine, *sight[i + 1 :])
+        self._sights[key] = sight
         return sight
 
     def _plays(self, audience: Audience) -> bool:
