@@ -30,7 +30,7 @@ from vigil.rules.commands import (
 from vigil.rules.dice import ScriptedDice
 from vigil.rules.game import Ctx, Due, Game
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.sharing import copy_state, settle
+from vigil.rules.sharing import as_read, copy_state, settle
 
 __all__ = ["Outcome", "advance", "apply", "copy_state", "next_deadline", "next_due", "settle"]
 
@@ -79,15 +79,16 @@ def advance(system: Game, table: T, to: float, ctx: Ctx) -> Outcome[T]:
     clock = t.clock  # type: ignore[attr-defined]
     events: list[Event] = []
     count = 0
-    while True:
-        due = next_due(system, t)
-        if due is None or due.time > to:
-            break
+    due: Due | None = first  # the copy is still the same as ``table``
+    while due is not None and due.time <= to:
         count += 1
         if count > ctx.max_effects:
             raise RuleError("advance_too_large", limit=ctx.max_effects)
         clock.now = max(clock.now, due.time)
         events.extend(system.fire(t, due, ctx))
+        # ``due`` only reads: it is given the copy as it is now without
+        # copying the characters it reads, which the effects did not reach.
+        due = next_due(system, as_read(t))
     clock.now = to
     return Outcome(settle(t), _stamp(events, ctx))
 

@@ -136,6 +136,19 @@ def settle(state: T) -> T:
     return state
 
 
+def as_read(state: T) -> T:
+    """A :func:`copy_state` copy as it is now, for code that only reads it
+    (``Game.due``): a shallow copy whose dicts are plain, holding the values
+    reached so far and the old state's own for the rest, so that reading
+    copies nothing. Nothing may change it."""
+    plain = {
+        name: dict(dict.items(value))
+        for name in _fields(state)
+        if type(value := getattr(state, name)) is CopyOnAccess
+    }
+    return msgspec.structs.replace(state, **plain) if plain else state  # type: ignore[type-var]
+
+
 def _fields(state: Any) -> tuple[str, ...]:
     fields: tuple[str, ...] = state.__struct_fields__
     return fields
