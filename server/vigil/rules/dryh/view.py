@@ -151,7 +151,7 @@ def public_table(
     rolls: dict[str, Any] = {}
     for char, r in t.rolls.items():
         if char in full:
-            rolls[char] = _only_visible(roll_view(t, char, r, shared), visible)
+            rolls[char] = _seen_roll(char, roll_view(t, char, r, shared), visible, shared)
         elif char in status:
             rolls[char] = _only_visible(public_roll(t, char) or {}, visible)
     return {
@@ -160,6 +160,27 @@ def public_table(
         "session": msgspec.to_builtins(t.session),
         "rolls": rolls,
     }
+
+
+def _seen_roll(
+    char: str, data: dict[str, Any], visible: frozenset[str], shared: dict[str, Any] | None
+) -> dict[str, Any]:
+    """:func:`_only_visible` of a roll's view, kept (in ``shared``'s
+    :data:`CARRIED`) for as long as that view is the same object: a roll
+    nothing changed is then the same object in every state's table view,
+    which the diffs pass over by identity. Per roll, one entry for each set
+    of characters seen, dropped when the roll's view changes."""
+    carried: dict[str, Any] | None = None if shared is None else shared.get(CARRIED)
+    if carried is None:
+        return _only_visible(data, visible)
+    key = "seen:" + char
+    kept: tuple[dict[str, Any], dict[frozenset[str], dict[str, Any]]] | None = carried.get(key)
+    if kept is None or kept[0] is not data:
+        kept = carried[key] = (data, {})
+    seen = kept[1].get(visible)
+    if seen is None:
+        seen = kept[1][visible] = _only_visible(data, visible)
+    return seen
 
 
 def _only_visible(roll: dict[str, Any], visible: frozenset[str]) -> dict[str, Any]:
