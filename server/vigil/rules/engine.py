@@ -30,7 +30,7 @@ from vigil.rules.commands import (
 from vigil.rules.dice import ScriptedDice
 from vigil.rules.game import Ctx, Due, Game
 from vigil.rules.outcome import Event, RuleError
-from vigil.rules.sharing import as_read, copy_state, settle
+from vigil.rules.sharing import as_read, copy_all, copy_state, settle
 
 __all__ = ["Outcome", "advance", "apply", "copy_state", "next_deadline", "next_due", "settle"]
 
@@ -117,12 +117,12 @@ def _dispatch(system: Game, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
             if cmd.id in t.characters:
                 raise RuleError("character_exists", id=cmd.id)
             t.characters[cmd.id] = _convert(cmd.sheet, system.character_type, "sheet", cmd.sheet)
-            system.validate(t)
+            _validate(system, t)
             return [Event(code="character_added", at=now, char=cmd.id)]
         case RemoveCharacter():
             _require(t, cmd.char)
             del t.characters[cmd.char]
-            system.validate(t)
+            _validate(system, t)
             return [Event(code="character_removed", at=now, char=cmd.char)]
         case Correct():
             return [_correct(system, t, cmd.char, cmd.field, cmd.value, now)]
@@ -132,7 +132,7 @@ def _dispatch(system: Game, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
                 raise RuleError("not_final", char=cmd.char)
             for path, value in cmd.fields.items():
                 _set_path(system, t, cmd.char, path, value)
-            system.validate(t)
+            _validate(system, t)
             if (status := system.final_status(t, cmd.char)) is not None:
                 raise RuleError("final_state", char=cmd.char, status=status)
             return [Event(code="revived", at=now, char=cmd.char, params={"fields": cmd.fields})]
@@ -160,6 +160,13 @@ def _dispatch(system: Game, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
             return system.apply(t, cmd, ctx)
 
 
+def _validate(system: Game, t: Any) -> None:
+    """``system.validate``, which walks (and may normalize) every character:
+    they are copied first in one go rather than one by one as it reaches them."""
+    copy_all(t)
+    system.validate(t)
+
+
 def _require(t: Any, char: str) -> None:
     if char not in t.characters:
         raise RuleError("unknown_character", char=char)
@@ -172,7 +179,7 @@ def _correct(system: Game, t: Any, char: str | None, path: str, value: Any, now:
     if char is not None:
         _require(t, char)
     _set_path(system, t, char, path, value)
-    system.validate(t)
+    _validate(system, t)
     return Event(
         code="corrected",
         at=now,

@@ -59,10 +59,12 @@ class CopyOnAccess(dict[str, Any]):
         return iter(list(dict.keys(self)))
 
     def values(self) -> list[Any]:  # type: ignore[override]
-        return [self[key] for key in list(dict.keys(self))]
+        self.copy_all()
+        return list(dict.values(self))
 
     def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
-        return [(key, self[key]) for key in list(dict.keys(self))]
+        self.copy_all()
+        return list(dict.items(self))
 
     def pop(self, key: str, default: Any = _MISSING) -> Any:
         if key in self:
@@ -88,6 +90,23 @@ class CopyOnAccess(dict[str, Any]):
 
     def __reduce__(self) -> Any:
         return (dict, (dict(self.items()),))
+
+    def copy_all(self) -> None:
+        """Copy every value not reached yet in one msgpack round trip, for
+        code about to walk them all (a game's ``validate``, which may also
+        normalize any of them): one C call instead of one per value. They
+        are kept as copies (:meth:`settled` does not compare them)."""
+        originals = self._originals
+        left = {k: v for k, v in dict.items(self) if originals.get(k, _MISSING) is v}
+        if not left:
+            return
+        kind = type(next(iter(left.values())))
+        if any(type(v) is not kind for v in left.values()):
+            for key in left:
+                self[key]  # one by one
+            return
+        copies = msgspec.msgpack.decode(msgspec.msgpack.encode(left), type=dict[str, kind])  # type: ignore[valid-type]
+        dict.update(self, copies)
 
     def settled(self) -> dict[str, Any]:
         """A plain dict of the values now, in their order: the old state's
@@ -147,6 +166,15 @@ def as_read(state: T) -> T:
         if type(value := getattr(state, name)) is CopyOnAccess
     }
     return msgspec.structs.replace(state, **plain) if plain else state  # type: ignore[type-var]
+
+
+def copy_all(state: Any) -> None:
+    """Copy at once everything of a :func:`copy_state` copy not reached yet
+    (:meth:`CopyOnAccess.copy_all`), before code that walks it all."""
+    for name in _fields(state):
+        value = getattr(state, name)
+        if type(value) is CopyOnAccess:
+            value.copy_all()
 
 
 def _fields(state: Any) -> tuple[str, ...]:
