@@ -105,8 +105,7 @@ class CopyOnAccess(dict[str, Any]):
             for key in left:
                 self[key]  # one by one
             return
-        copies = msgspec.msgpack.decode(msgspec.msgpack.encode(left), type=dict[str, kind])  # type: ignore[valid-type]
-        dict.update(self, copies)
+        dict.update(self, _decoder(kind).decode(msgspec.msgpack.encode(left)))
 
     def settled(self) -> dict[str, Any]:
         """A plain dict of the values now, in their order: the old state's
@@ -166,6 +165,18 @@ def as_read(state: T) -> T:
         if type(value := getattr(state, name)) is CopyOnAccess
     }
     return msgspec.structs.replace(state, **plain) if plain else state  # type: ignore[type-var]
+
+
+_DECODERS: dict[type[Any], msgspec.msgpack.Decoder[dict[str, Any]]] = {}
+
+
+def _decoder(kind: type[Any]) -> msgspec.msgpack.Decoder[dict[str, Any]]:
+    """A decoder of a dict of ``kind`` values, made once per kind (a type
+    made anew at each call is inspected anew by msgspec)."""
+    decoder = _DECODERS.get(kind)
+    if decoder is None:
+        decoder = _DECODERS[kind] = msgspec.msgpack.Decoder(dict[str, kind])  # type: ignore[valid-type]
+    return decoder
 
 
 def copy_all(state: Any) -> None:
