@@ -161,8 +161,13 @@ def _dispatch(system: Game, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
 
 
 def _validate(system: Game, t: Any) -> None:
-    """``system.validate``, which walks (and may normalize) every character:
-    they are copied first in one go rather than one by one as it reaches them."""
+    """``system.validate``, which walks every character: a game's that only
+    reads is given the copy as it is (:func:`~vigil.rules.sharing.as_read`);
+    one that may normalize them has them copied first, in one go rather
+    than one by one as it reaches them."""
+    if system.validate_only_reads:
+        system.validate(as_read(t))
+        return
     copy_all(t)
     system.validate(t)
 

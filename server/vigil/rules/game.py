@@ -118,6 +118,10 @@ class Game(Protocol):
     # Does ``public_table`` read the characters' sheets (DRYH: the legal
     # moves of an open roll)? Then its view is rebuilt when a sheet changes.
     table_view_reads_sheets: bool
+    # Does ``validate`` only read the table (DRYH), or may it also normalize
+    # what it checks (Mettle, Hursagmu)? One that only reads is given the
+    # command's copy without copying every character for it.
+    validate_only_reads: bool
 
     def new_table(self, options: Mapping[str, Any]) -> Any:
         """A fresh table with validated options (defaults for the rest)."""

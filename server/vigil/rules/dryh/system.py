@@ -32,6 +32,7 @@ class DryhSystem:
     pending_choices: Mapping[str, tuple[str, ...]] = c.PENDING_CHOICES
     waits: tuple[Wait, ...] = ()
     table_view_reads_sheets: bool = True
+    validate_only_reads: bool = True
 
     def new_table(self, options: Mapping[str, Any]) -> DryhTable:
         try:

@@ -49,6 +49,7 @@ class HursagmuSystem:
     pending_choices: Mapping[str, tuple[str, ...]] = {}
     waits: tuple[Wait, ...] = (falls.WAIT,)
     table_view_reads_sheets: bool = False
+    validate_only_reads: bool = False  # it normalizes too
 
     def new_table(self, options: Mapping[str, Any]) -> HursagmuTable:
         try:

@@ -35,6 +35,7 @@ class MettleSystem:
     pending_choices: Mapping[str, tuple[str, ...]] = {}
     waits: tuple[Wait, ...] = ()
     table_view_reads_sheets: bool = False
+    validate_only_reads: bool = False  # it normalizes too
 
     def new_table(self, options: Mapping[str, Any]) -> MettleTable:
         try:
