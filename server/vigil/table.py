@@ -775,6 +775,7 @@ def _table_options(
         raise RuleError("options_unchanged")  # none given, or each as it is already
     new_state = engine.copy_state(state)
     new_state.options = new_options
+    new_state = engine.settle(new_state)
     t.system.validate(new_state)
     event = Event(code="options_changed", at=state.clock.now, params={"options": body.options})
     change = t._change("command", ctx.actor.id, command, new_state, [event], state.clock.now)

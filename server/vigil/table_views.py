@@ -17,7 +17,7 @@ from typing import Any
 from vigil import treepatch
 from vigil.clock_anchor import Anchor
 from vigil.moves import view_legal
-from vigil.rules.game import Game
+from vigil.rules.game import CARRIED, Game
 from vigil.rules.legal import Move, legal_moves
 from vigil.views import (
     GM,
@@ -73,6 +73,14 @@ class TableViews:
         self._undo: dict[str, Any] | None = None
         self._dice: dict[str, Any] | None = None
         self._renders: dict[str, CharacterRender] | None = None
+        # Each audience's sight of those renders (by audience key), made
+        # once per state however many times it is asked.
+        self._sights: dict[str, tuple[str, ...]] = {}
+        # How a viewer who plays none of them sees the characters, and
+        # where each is in it: a player's sight differs from it at most at
+        # its own characters, so it is made from it in their number of steps.
+        self._others: tuple[str, ...] | None = None
+        self._index: dict[str, int] = {}
         # What the renders were made from before the last change, so that
         # the next ones rebuild only what changed (see renders).
         self._previous: Previous | None = None
@@ -121,13 +129,15 @@ class TableViews:
         elif old_games:
             self._old_games = old_games
         if state is not previous:
-            self._shared = {}
+            self._shared = {CARRIED: self._shared.get(CARRIED, {})}
             self._moves = None
         self._state, self._meta, self._anchor = state, meta, anchor
         self._name, self._settings = name, settings
         self._undo = same_or(undo, self._undo)
         self._dice = dice
         self._renders = None
+        self._sights = {}
+        self._others = None
         if self._clock is not None:
             self._old_clock, self._clock = self._clock, None
 
@@ -138,8 +148,21 @@ class TableViews:
         nothing): audiences with equal sights get equal views."""
         if audience.kind == GM:
             return ("gm",)
-        own = audience.chars
-        return tuple(_seen_as(r, cid in own) for cid, r in self._current_renders().items())
+        key = audience.key
+        sight = self._sights.get(key)
+        if sight is not None:
+            return sight
+        renders = self._current_renders()
+        if self._others is None:
+            self._others = tuple(_seen_as(r, False) for r in renders.values())
+            self._index = {cid: i for i, cid in enumerate(renders)}
+        sight = self._others
+        for cid in audience.chars:
+            i = self._index.get(cid)
+            if i is not None and (mine := _seen_as(renders[cid], True)) != sight[i]:
+                sight = (*sight[:i], mine, *sight[i + 1 :])
+        self._sights[key] = sight
+        return sight
 
     def _plays(self, audience: Audience) -> bool:
         """Whether ``audience`` is a player with a character at the table

@@ -171,7 +171,8 @@ def renders(
     renders of an earlier rev) a character is rendered again only if its
     sheet, its meta or the table-level state changed: a render depends on
     nothing else (a game's ``summary`` and ``derived`` read the character
-    and the table-level state, never another character)."""
+    and what the game says they read of the table-level state
+    (``Game.render_reads``), never another character)."""
     if previous is None:
         return {cid: CharacterRender(system, state, cid, meta.get(cid, {})) for cid in state.characters}
     old_state, old_meta, old_renders = previous
@@ -182,7 +183,11 @@ def renders(
         old = old_renders.get(cid)
         if old is not None:
             prior = old_state.characters.get(cid)
-            if same_table and (prior is char or prior == char) and old_meta.get(cid, {}) == own:
+            if (
+                (prior is char or prior == char)
+                and old_meta.get(cid, {}) == own
+                and (same_table or system.render_reads(old_state, cid) == system.render_reads(state, cid))
+            ):
                 out[cid] = old
                 continue
         out[cid] = CharacterRender(system, state, cid, own, old)

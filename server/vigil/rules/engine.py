@@ -4,7 +4,8 @@ Every operation starts by copying the state, so a command refused half-way
 (a RuleError anywhere, even after some dice were drawn) leaves the caller's
 state untouched. Game modules may therefore write plain mutating code on the
 copy, which reads far closer to the rule texts than rebuilding immutable
-values at every step.
+values at every step. The copy is :mod:`vigil.rules.sharing`'s: characters
+the operation never reaches are the old state's own objects in the new one.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from vigil.rules.commands import (
 from vigil.rules.dice import ScriptedDice
 from vigil.rules.game import Ctx, Due, Game
 from vigil.rules.outcome import Event, RuleError
+from vigil.rules.sharing import as_read, copy_all, copy_state, settle
+
+__all__ = ["Outcome", "advance", "apply", "copy_state", "next_deadline", "next_due", "settle"]
 
 T = TypeVar("T")
 
@@ -37,11 +41,6 @@ T = TypeVar("T")
 class Outcome(Generic[T]):
     state: T
     events: list[Event]
-
-
-def copy_state(state: T) -> T:
-    """A deep, independent copy (msgpack round trip: fast and exact)."""
-    return msgspec.msgpack.decode(msgspec.msgpack.encode(state), type=type(state))
 
 
 def apply(system: Game, table: T, cmd: Command, ctx: Ctx) -> Outcome[T]:
@@ -57,7 +56,7 @@ def apply(system: Game, table: T, cmd: Command, ctx: Ctx) -> Outcome[T]:
         scripted.check_all_used()
     else:
         events = _dispatch(system, t, cmd, ctx)
-    return Outcome(t, _stamp(events, ctx))
+    return Outcome(settle(t), _stamp(events, ctx))
 
 
 def advance(system: Game, table: T, to: float, ctx: Ctx) -> Outcome[T]:
@@ -66,23 +65,32 @@ def advance(system: Game, table: T, to: float, ctx: Ctx) -> Outcome[T]:
     at a time in a total order, advancing in one step or in many gives the
     same state and draws the same dice in the same order. More than
     ``ctx.max_effects`` effects is refused before anything is kept."""
+    now = table.clock.now  # type: ignore[attr-defined]
+    if to < now:
+        raise RuleError("clock_backwards", now=now, to=to)
+    first = next_due(system, table)
+    if first is None or first.time > to:
+        # Nothing happens but the clock moving: no rule reaches a
+        # character (``due`` only reads), so none is copied.
+        t = copy_state(table)
+        t.clock.now = to  # type: ignore[attr-defined]
+        return Outcome(settle(t), [])
     t = copy_state(table)
     clock = t.clock  # type: ignore[attr-defined]
-    if to < clock.now:
-        raise RuleError("clock_backwards", now=clock.now, to=to)
     events: list[Event] = []
     count = 0
-    while True:
-        due = next_due(system, t)
-        if due is None or due.time > to:
-            break
+    due: Due | None = first  # the copy is still the same as ``table``
+    while due is not None and due.time <= to:
         count += 1
         if count > ctx.max_effects:
             raise RuleError("advance_too_large", limit=ctx.max_effects)
         clock.now = max(clock.now, due.time)
         events.extend(system.fire(t, due, ctx))
+        # ``due`` only reads: it is given the copy as it is now without
+        # copying the characters it reads, which the effects did not reach.
+        due = next_due(system, as_read(t))
     clock.now = to
-    return Outcome(t, _stamp(events, ctx))
+    return Outcome(settle(t), _stamp(events, ctx))
 
 
 def next_due(system: Game, table: Any) -> Due | None:
@@ -109,12 +117,12 @@ def _dispatch(system: Game, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
             if cmd.id in t.characters:
                 raise RuleError("character_exists", id=cmd.id)
             t.characters[cmd.id] = _convert(cmd.sheet, system.character_type, "sheet", cmd.sheet)
-            system.validate(t)
+            _validate(system, t)
             return [Event(code="character_added", at=now, char=cmd.id)]
         case RemoveCharacter():
             _require(t, cmd.char)
             del t.characters[cmd.char]
-            system.validate(t)
+            _validate(system, t)
             return [Event(code="character_removed", at=now, char=cmd.char)]
         case Correct():
             return [_correct(system, t, cmd.char, cmd.field, cmd.value, now)]
@@ -124,7 +132,7 @@ def _dispatch(system: Game, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
                 raise RuleError("not_final", char=cmd.char)
             for path, value in cmd.fields.items():
                 _set_path(system, t, cmd.char, path, value)
-            system.validate(t)
+            _validate(system, t)
             if (status := system.final_status(t, cmd.char)) is not None:
                 raise RuleError("final_state", char=cmd.char, status=status)
             return [Event(code="revived", at=now, char=cmd.char, params={"fields": cmd.fields})]
@@ -152,6 +160,18 @@ def _dispatch(system: Game, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
             return system.apply(t, cmd, ctx)
 
 
+def _validate(system: Game, t: Any) -> None:
+    """``system.validate``, which walks every character: a game's that only
+    reads is given the copy as it is (:func:`~vigil.rules.sharing.as_read`);
+    one that may normalize them has them copied first, in one go rather
+    than one by one as it reaches them."""
+    if system.validate_only_reads:
+        system.validate(as_read(t))
+        return
+    copy_all(t)
+    system.validate(t)
+
+
 def _require(t: Any, char: str) -> None:
     if char not in t.characters:
         raise RuleError("unknown_character", char=char)
@@ -164,7 +184,7 @@ def _correct(system: Game, t: Any, char: str | None, path: str, value: Any, now:
     if char is not None:
         _require(t, char)
     _set_path(system, t, char, path, value)
-    system.validate(t)
+    _validate(system, t)
     return Event(
         code="corrected",
         at=now,

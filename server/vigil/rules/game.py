@@ -85,6 +85,13 @@ class Wait(NamedTuple):
     refusal: str
 
 
+CARRIED = "carried"
+"""The member of ``Game.public_table``'s ``shared`` memo that the server
+keeps from one state to the next (a dict): what a game keeps there it keys
+by what it was made from, and reuses only when a later state has the same
+(DRYH: an open roll's view, with the roll and the characters in it)."""
+
+
 class TableState(Protocol):
     """The fields the engine reads from every game's table state."""
 
@@ -111,6 +118,10 @@ class Game(Protocol):
     # Does ``public_table`` read the characters' sheets (DRYH: the legal
     # moves of an open roll)? Then its view is rebuilt when a sheet changes.
     table_view_reads_sheets: bool
+    # Does ``validate`` only read the table (DRYH), or may it also normalize
+    # what it checks (Mettle, Hursagmu)? One that only reads is given the
+    # command's copy without copying every character for it.
+    validate_only_reads: bool
 
     def new_table(self, options: Mapping[str, Any]) -> Any:
         """A fresh table with validated options (defaults for the rest)."""
@@ -159,7 +170,8 @@ class Game(Protocol):
         equal. ``shared`` lives as long as ``table`` and is passed to every
         call for it, whoever the viewer: the game may keep there what it
         computes for every viewer alike (DRYH: an open roll's legal moves),
-        so that it is computed once per state, not once per viewer."""
+        so that it is computed once per state, not once per viewer; and in
+        its :data:`CARRIED` dict what a later state may reuse."""
         ...
 
     def derived(self, table: Any, char_id: str) -> dict[str, Any]:
@@ -168,4 +180,13 @@ class Game(Protocol):
         Like ``summary``, reads this character and the table-level state
         (clock, open rolls, options…), never another character: the server
         renders a character again only when one of those has changed."""
+        ...
+
+    def render_reads(self, table: Any, char_id: str) -> Any:
+        """All that ``summary`` and ``derived`` read of the table-level
+        state for this character, as a value compared by equality between
+        two states: the server renders the character again only when it,
+        its names and visibility, or this value changed. (DRYH: the options
+        and the roll it takes part in, so that a roll of others does not
+        render every character of the table again.)"""
         ...

@@ -32,6 +32,7 @@ class DryhSystem:
     pending_choices: Mapping[str, tuple[str, ...]] = c.PENDING_CHOICES
     waits: tuple[Wait, ...] = ()
     table_view_reads_sheets: bool = True
+    validate_only_reads: bool = True
 
     def new_table(self, options: Mapping[str, Any]) -> DryhTable:
         try:
@@ -118,6 +119,9 @@ class DryhSystem:
 
     def derived(self, table: DryhTable, char_id: str) -> dict[str, Any]:
         return view.derived(table, char_id)
+
+    def render_reads(self, table: DryhTable, char_id: str) -> Any:
+        return view.render_reads(table, char_id)
 
     def public_table(
         self,

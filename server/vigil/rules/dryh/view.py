@@ -23,7 +23,7 @@ from vigil.rules.dryh.reading import explain, pools_of
 from vigil.rules.dryh.recovery import recover_cost
 from vigil.rules.dryh.roll import busy_in
 from vigil.rules.dryh.state import CRASH_ABOVE, Character, DryhTable, Roll
-from vigil.rules.game import Summary
+from vigil.rules.game import CARRIED, Summary
 from vigil.rules.outcome import RuleError
 
 
@@ -36,21 +36,46 @@ def _character(t: DryhTable, char: str) -> Character:
 
 def roll_view(t: DryhTable, char: str, r: Roll, shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """An open roll with its current reading, including strengths, and the
-    moves the rules would accept now (:func:`legal_moves`: the same for
-    every viewer, so kept in ``shared`` once per state when given; the
-    caller never changes it in place)."""
+    moves the rules would accept now (:func:`legal_moves`). It is the same
+    for every viewer, so with ``shared`` it is made once per state and kept
+    there for every viewer's table view: callers never change it in place
+    (:func:`_only_visible` makes a new dict)."""
+    if shared is None:
+        return _roll_view(t, char, r)
+    key = "roll:" + char
+    data: dict[str, Any] | None = shared.get(key)
+    if data is None:
+        # A roll's view is kept from state to state with what it was made
+        # from: the many open rolls of a large table are not read, and
+        # their legal moves not tried, again at every change of another.
+        carried: dict[str, Any] | None = shared.get(CARRIED)
+        inputs = _roll_reads(t, char, r)
+        kept = None if carried is None else carried.get(key)
+        if kept is not None and kept[0] == inputs:
+            data = kept[1]
+        else:
+            data = _roll_view(t, char, r)
+            if carried is not None:
+                carried[key] = (inputs, data)
+        shared[key] = data
+    return data
+
+
+def _roll_reads(t: DryhTable, char: str, r: Roll) -> tuple[Any, ...]:
+    """All that a roll's view reads (its reading, and the rules trying its
+    resolve and choices: :func:`legal_moves`): the roll, the characters in
+    it (protagonist, helpers, those with a choice pending) and every
+    table-level field but the other rolls."""
+    chars = tuple(t.characters.get(who) for who in (char, *r.helpers, *r.pending))
+    return (r, chars, t.options, t.hope, t.despair, t.session, t.clock)
+
+
+def _roll_view(t: DryhTable, char: str, r: Roll) -> dict[str, Any]:
     data: dict[str, Any] = msgspec.to_builtins(r)
     data["strengths"] = None if r.dice is None else strengths(pools_of(r.dice))
     # Why it reads as it does (core/explain.js words it: pages, chat card).
     data["explain"] = None if r.dice is None else explain(r)
-    if shared is None:
-        data["legal"] = legal_moves(t, char, r)
-    else:
-        key = "legal:" + char
-        legal = shared.get(key)
-        if legal is None:
-            legal = shared[key] = legal_moves(t, char, r)
-        data["legal"] = legal
+    data["legal"] = legal_moves(t, char, r)
     return data
 
 
@@ -126,7 +151,7 @@ def public_table(
     rolls: dict[str, Any] = {}
     for char, r in t.rolls.items():
         if char in full:
-            rolls[char] = _only_visible(roll_view(t, char, r, shared), visible)
+            rolls[char] = _seen_roll(char, roll_view(t, char, r, shared), visible, shared)
         elif char in status:
             rolls[char] = _only_visible(public_roll(t, char) or {}, visible)
     return {
@@ -137,17 +162,42 @@ def public_table(
     }
 
 
+def _seen_roll(
+    char: str, data: dict[str, Any], visible: frozenset[str], shared: dict[str, Any] | None
+) -> dict[str, Any]:
+    """:func:`_only_visible` of a roll's view, kept (in ``shared``'s
+    :data:`CARRIED`) for as long as that view is the same object: a roll
+    nothing changed is then the same object in every state's table view,
+    which the diffs pass over by identity. Per roll, one entry for each set
+    of characters seen, dropped when the roll's view changes."""
+    carried: dict[str, Any] | None = None if shared is None else shared.get(CARRIED)
+    if carried is None:
+        return _only_visible(data, visible)
+    key = "seen:" + char
+    kept: tuple[dict[str, Any], dict[frozenset[str], dict[str, Any]]] | None = carried.get(key)
+    if kept is None or kept[0] is not data:
+        kept = carried[key] = (data, {})
+    seen = kept[1].get(visible)
+    if seen is None:
+        seen = kept[1][visible] = _only_visible(data, visible)
+    return seen
+
+
 def _only_visible(roll: dict[str, Any], visible: frozenset[str]) -> dict[str, Any]:
     """The roll less the helpers the viewer may not see. The reading stays
     the rules' own (a hidden helper's dice still count towards the
     successes, and so the outcome), so a roll whose dice include a hidden
     helper's says ``includes_unseen_help``: the totals are not the sum of
-    the dice shown, and the flag says neither whose help nor how much."""
+    the dice shown, and the flag says neither whose help nor how much.
+    ``roll`` is left as it is (it may be shared by other viewers' views):
+    the dicts changed here are new ones."""
+    roll = dict(roll)
     helpers = roll.get("helpers", [])
     roll["helpers"] = [h for h in helpers if h in visible]
     dice = roll.get("dice")
     roll["includes_unseen_help"] = dice is not None and len(roll["helpers"]) < len(helpers)
     if dice is not None:
+        dice = roll["dice"] = dict(dice)
         dice["helpers"] = {h: f for h, f in dice.get("helpers", {}).items() if h in visible}
     if roll["includes_unseen_help"]:
         roll["explain"] = None  # its count of dice would tell how much unseen help there was
@@ -174,6 +224,12 @@ def derived(t: DryhTable, char: str) -> dict[str, Any]:
         "recover_cost": recover_cost(me.discipline),
         "in_a_roll": busy_in(t, char) is not None,
     }
+
+
+def render_reads(t: DryhTable, char: str) -> tuple[Any, ...]:
+    """What :func:`derived` and :func:`summary` read of the table-level
+    state: the options and which roll the character takes part in."""
+    return (t.options, busy_in(t, char))
 
 
 def summary(t: DryhTable, char: str) -> Summary:

@@ -49,6 +49,7 @@ class HursagmuSystem:
     pending_choices: Mapping[str, tuple[str, ...]] = {}
     waits: tuple[Wait, ...] = (falls.WAIT,)
     table_view_reads_sheets: bool = False
+    validate_only_reads: bool = False  # it normalizes too
 
     def new_table(self, options: Mapping[str, Any]) -> HursagmuTable:
         try:
@@ -154,6 +155,11 @@ class HursagmuSystem:
     ) -> dict[str, Any]:
         """Hursagmu keeps no table-level state beyond the clock and options."""
         return {}
+
+    def render_reads(self, table: Any, char_id: str) -> Any:
+        """Countdowns and penalties read the clock and the options, and
+        nothing else of the table-level state."""
+        return (table.clock, table.options)
 
     def derived(self, table: Any, char_id: str) -> dict[str, Any]:
         t: HursagmuTable = table

@@ -35,6 +35,7 @@ class MettleSystem:
     pending_choices: Mapping[str, tuple[str, ...]] = {}
     waits: tuple[Wait, ...] = ()
     table_view_reads_sheets: bool = False
+    validate_only_reads: bool = False  # it normalizes too
 
     def new_table(self, options: Mapping[str, Any]) -> MettleTable:
         try:
@@ -169,6 +170,11 @@ class MettleSystem:
     ) -> dict[str, Any]:
         """Pain & Mettle keeps no table-level state beyond the clock and options."""
         return {}
+
+    def render_reads(self, table: MettleTable, char_id: str) -> Any:
+        """Countdowns and penalties read the clock and the options, and
+        nothing else of the table-level state."""
+        return (table.clock, table.options)
 
     def derived(self, table: MettleTable, char_id: str) -> dict[str, Any]:
         char = table.characters[char_id]
