@@ -10,7 +10,8 @@ import pytest
 from hursagmu_helpers import GM, PLAYER, SYSTEM, add, advance, ctx, new_table, refused, run
 
 from vigil.rules import engine, words
-from vigil.rules.commands import Command
+from vigil.rules.clock import ROUND
+from vigil.rules.commands import Command, Correct
 from vigil.rules.dice import RandomDice
 from vigil.rules.game import Ctx
 from vigil.rules.hursagmu import commands as hur_commands
@@ -124,3 +125,18 @@ def test_english_rendering_of_an_event_and_an_error() -> None:
 def test_validate_passes_a_fresh_table() -> None:
     t: HursagmuTable = new_table()
     SYSTEM.validate(t)
+
+
+def test_a_correction_copies_only_the_characters_it_puts_out_of_step() -> None:
+    """Validate resyncs every character after a correction, but one already
+    in step is left the old state's own object (shared, so the views skip
+    it); the corrected one, and only it, gets the rest its stuns imply."""
+    t = new_table()
+    for cid in ("a", "b", "c"):
+        t = add(t, cid)
+    out = run(t, Correct(char="b", field="stuns", value=10))
+    assert out.state.characters["a"] is t.characters["a"]
+    assert out.state.characters["c"] is t.characters["c"]
+    assert out.state.characters["b"] is not t.characters["b"]
+    assert out.state.characters["b"].rest_next_at == t.clock.now + ROUND
+    assert t.characters["b"].stuns == 0 and t.characters["b"].rest_next_at is None

@@ -161,15 +161,19 @@ def _dispatch(system: Game, t: Any, cmd: Command, ctx: Ctx) -> list[Event]:
 
 
 def _validate(system: Game, t: Any) -> None:
-    """``system.validate``, which walks every character: a game's that only
-    reads is given the copy as it is (:func:`~vigil.rules.sharing.as_read`);
-    one that may normalize them has them copied first, in one go rather
-    than one by one as it reaches them."""
-    if system.validate_only_reads:
-        system.validate(as_read(t))
-        return
-    copy_all(t)
-    system.validate(t)
+    """``system.validate``, which walks every character, given the copy in
+    the form its reach needs (:data:`~vigil.rules.game.ValidateReach`): as it
+    is, for one that only reads (:func:`~vigil.rules.sharing.as_read`) or
+    copies only what it changes; with every character copied first, in one
+    go rather than one by one, for one that may normalize any."""
+    match system.validate_reach:
+        case "reads":
+            system.validate(as_read(t))
+        case "writes":
+            system.validate(t)
+        case "all":
+            copy_all(t)
+            system.validate(t)
 
 
 def _require(t: Any, char: str) -> None:

@@ -100,6 +100,15 @@ class TableState(Protocol):
     options: Any
 
 
+ValidateReach = Literal["reads", "writes", "all"]
+"""How far a game's ``validate`` reaches into the command's copy of the table:
+``"reads"`` only reads it (DRYH), and is given it as it is without copying a
+character; ``"writes"`` reads every character through
+:func:`vigil.rules.sharing.peek` and reaches (copies) only one it must
+normalize (Hursagmu); ``"all"`` may normalize any (Mettle), and has them all
+copied first in one go."""
+
+
 class Game(Protocol):
     name: str
     table_type: type[Any]
@@ -118,10 +127,9 @@ class Game(Protocol):
     # Does ``public_table`` read the characters' sheets (DRYH: the legal
     # moves of an open roll)? Then its view is rebuilt when a sheet changes.
     table_view_reads_sheets: bool
-    # Does ``validate`` only read the table (DRYH), or may it also normalize
-    # what it checks (Mettle, Hursagmu)? One that only reads is given the
-    # command's copy without copying every character for it.
-    validate_only_reads: bool
+    validate_reach: ValidateReach
+    """What ``validate`` does to the characters it walks, so that the engine
+    copies (:mod:`vigil.rules.sharing`) no more of them than it must."""
 
     def new_table(self, options: Mapping[str, Any]) -> Any:
         """A fresh table with validated options (defaults for the rest)."""

@@ -167,6 +167,15 @@ def as_read(state: T) -> T:
     return msgspec.structs.replace(state, **plain) if plain else state  # type: ignore[type-var]
 
 
+def peek(values: dict[str, T]) -> list[tuple[str, T]]:
+    """The items of ``values`` as they are now, copying none: the old
+    state's own object for each one a :class:`CopyOnAccess` has not reached
+    yet. For code that reads them all and changes few (Hursagmu's
+    ``validate``): it may only read these, and reaches ``values[key]`` (a
+    copy) for one it must change."""
+    return list(dict.items(values))
+
+
 _DECODERS: dict[type[Any], msgspec.msgpack.Decoder[dict[str, Any]]] = {}
 
 

@@ -17,7 +17,7 @@ from vigil.rules.dryh import commands as c
 from vigil.rules.dryh import words as _words  # noqa: F401  (registers the templates)
 from vigil.rules.dryh.rule_book import RULE_BOOK
 from vigil.rules.dryh.state import Character, DryhTable, Options
-from vigil.rules.game import Ctx, Due, Summary, Wait
+from vigil.rules.game import Ctx, Due, Summary, ValidateReach, Wait
 from vigil.rules.outcome import Event, RuleError, options_refused
 from vigil.rules.reference import RuleBook
 
@@ -32,7 +32,7 @@ class DryhSystem:
     pending_choices: Mapping[str, tuple[str, ...]] = c.PENDING_CHOICES
     waits: tuple[Wait, ...] = ()
     table_view_reads_sheets: bool = True
-    validate_only_reads: bool = True
+    validate_reach: ValidateReach = "reads"
 
     def new_table(self, options: Mapping[str, Any]) -> DryhTable:
         try:

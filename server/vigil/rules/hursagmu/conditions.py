@@ -58,38 +58,54 @@ def conditions(ch: Character) -> list[str]:
     return out
 
 
-def sync(table: HursagmuTable, ch: Character) -> list[Event]:
-    """Bring the schedule in line with the counters.
+def _schedule(table: HursagmuTable, ch: Character) -> tuple[bool, float | None, bool]:
+    """What the counters imply for the timed parts: whether the poisons go
+    on, when the next rest round comes and whether a second action stays.
 
     A final character loses its poisons (no effect applies after death or
     madness, and a revived character must not take the missed doses all at
     once). An unconscious character out of combat rests every round from
     one round after it fell (HUR-08); in combat the GM's rounds drive it
-    instead, so the clock schedule is dropped — never both for one round.
-    Returns the poison-stopped events (empty when called from validate)."""
-    events: list[Event] = []
-    now = table.clock.now
+    instead, so the clock schedule is dropped — never both for one round."""
     if final_status(ch) is not None:
-        events.extend(
-            Event(
-                code="poison_stopped",
-                at=now,
-                rule="HUR-13",
-                params={"poison": pid, **ch.poisons[pid].called},
-            )
-            for pid in sorted(ch.poisons)
-        )
-        ch.poisons = {}
-        ch.rest_next_at = None
-        ch.may_act_second = False
-    elif ch.stuns >= UNCONSCIOUS_AT:
-        ch.may_act_second = False
+        return False, None, False
+    if ch.stuns >= UNCONSCIOUS_AT:
         if table.clock.in_combat:
-            ch.rest_next_at = None
-        elif ch.rest_next_at is None:
-            ch.rest_next_at = now + ROUND
-    else:
-        ch.rest_next_at = None
+            return True, None, False
+        rest = ch.rest_next_at if ch.rest_next_at is not None else table.clock.now + ROUND
+        return True, rest, False
+    return True, None, ch.may_act_second
+
+
+def in_step(table: HursagmuTable, ch: Character) -> bool:
+    """Would :func:`sync` leave ``ch`` as it is? It only reads, so that a
+    correction's validate copies only the characters out of step
+    (:func:`vigil.rules.sharing.peek`)."""
+    poisons_go_on, rest_next_at, may_act_second = _schedule(table, ch)
+    return (
+        (poisons_go_on or not ch.poisons)
+        and ch.rest_next_at == rest_next_at
+        and ch.may_act_second == may_act_second
+    )
+
+
+def sync(table: HursagmuTable, ch: Character) -> list[Event]:
+    """Bring the schedule in line with the counters (:func:`_schedule`).
+    Returns the poison-stopped events (empty when called from validate)."""
+    poisons_go_on, ch.rest_next_at, ch.may_act_second = _schedule(table, ch)
+    if poisons_go_on:
+        return []
+    now = table.clock.now
+    events = [
+        Event(
+            code="poison_stopped",
+            at=now,
+            rule="HUR-13",
+            params={"poison": pid, **ch.poisons[pid].called},
+        )
+        for pid in sorted(ch.poisons)
+    ]
+    ch.poisons = {}
     return events
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from vigil.rules.commands import Command
-from vigil.rules.game import Countdown, Ctx, Due, Summary, Wait
+from vigil.rules.game import Countdown, Ctx, Due, Summary, ValidateReach, Wait
 from vigil.rules.hursagmu import checks, falls, harm, healing, poison, recovery, rest
 from vigil.rules.hursagmu import words as _words  # noqa: F401  (registers templates)
 from vigil.rules.hursagmu.commands import (
@@ -30,13 +30,14 @@ from vigil.rules.hursagmu.commands import (
     TakeFall,
     TraitRollCmd,
 )
-from vigil.rules.hursagmu.conditions import conditions, final_status, is_unconscious, sync
+from vigil.rules.hursagmu.conditions import conditions, final_status, in_step, is_unconscious, sync
 from vigil.rules.hursagmu.penalties import SENSE_PENALTY, condition_penalty
 from vigil.rules.hursagmu.recovery import day_of
 from vigil.rules.hursagmu.rule_book import RULE_BOOK
 from vigil.rules.hursagmu.state import Character, HursagmuTable, Options
 from vigil.rules.outcome import Event, RuleError, options_refused
 from vigil.rules.reference import RuleBook
+from vigil.rules.sharing import peek
 
 
 class HursagmuSystem:
@@ -49,7 +50,7 @@ class HursagmuSystem:
     pending_choices: Mapping[str, tuple[str, ...]] = {}
     waits: tuple[Wait, ...] = (falls.WAIT,)
     table_view_reads_sheets: bool = False
-    validate_only_reads: bool = False  # it normalizes too
+    validate_reach: ValidateReach = "writes"  # it normalizes only what is out of step
 
     def new_table(self, options: Mapping[str, Any]) -> HursagmuTable:
         try:
@@ -62,14 +63,17 @@ class HursagmuSystem:
         """Check what msgspec cannot, then resync each character's schedule,
         so a corrected or added sheet gets the rest and poisons it implies
         (an unconscious newcomer starts resting, a corrected death stops
-        poisons)."""
+        poisons). It reads every character without copying it
+        (:func:`~vigil.rules.sharing.peek`) and copies only one out of step:
+        a correction to one character of twenty copies one."""
         t: HursagmuTable = table
-        for cid, ch in t.characters.items():
+        for cid, ch in peek(t.characters):
             for pid, p in ch.poisons.items():
                 if p.next_dose > p.doses:
                     last = "its next dose comes after its last"
                     raise RuleError("bad_poison", char=cid, poison=pid, reason=last, **p.called)
-            sync(t, ch)
+            if not in_step(t, ch):
+                sync(t, t.characters[cid])
 
     def apply(self, table: Any, cmd: Command, ctx: Ctx) -> list[Event]:
         t: HursagmuTable = table
@@ -120,9 +124,11 @@ class HursagmuSystem:
         take over); its end restarts them one round later. Second actions
         belong to a round, so both clear them."""
         t: HursagmuTable = table
-        for ch in t.characters.values():
-            ch.may_act_second = False
-            sync(t, ch)
+        for cid, seen in peek(t.characters):
+            if seen.may_act_second or not in_step(t, seen):
+                ch = t.characters[cid]
+                ch.may_act_second = False
+                sync(t, ch)
         return []
 
     def on_round(self, table: Any, ctx: Ctx) -> list[Event]:

@@ -10,7 +10,7 @@ import msgspec
 
 from vigil.rules.clock import DAY, MINUTE, GameClock
 from vigil.rules.commands import Command
-from vigil.rules.game import Countdown, Ctx, Due, Summary, Wait
+from vigil.rules.game import Countdown, Ctx, Due, Summary, ValidateReach, Wait
 from vigil.rules.mettle import commands as c
 from vigil.rules.mettle import dying, injuries, pain, rattle, rest
 from vigil.rules.mettle import words as _words  # noqa: F401  (registers templates)
@@ -35,7 +35,7 @@ class MettleSystem:
     pending_choices: Mapping[str, tuple[str, ...]] = {}
     waits: tuple[Wait, ...] = ()
     table_view_reads_sheets: bool = False
-    validate_only_reads: bool = False  # it normalizes too
+    validate_reach: ValidateReach = "all"  # it normalizes any
 
     def new_table(self, options: Mapping[str, Any]) -> MettleTable:
         try:
