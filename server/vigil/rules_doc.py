@@ -162,7 +162,11 @@ def option_help_key(game: str, option: str) -> str:
 def option_help() -> dict[str, str]:
     """Every option's description (English, as the code writes it) by its
     language key: ``lang/en.json`` copies them (tools/sync-lang.mjs)."""
-    out = {option_help_key(game, row.name): row.description for game in GAMES for row in option_docs(GAMES[game].options_type)}
+    out = {
+        option_help_key(game, row.name): row.description
+        for game in GAMES
+        for row in option_docs(GAMES[game].options_type)
+    }
     out |= {option_help_key("", row.name): row.description for row in option_docs(TableSettings)}
     return dict(sorted(out.items()))
 
