@@ -72,7 +72,7 @@ export function serverBase(wsUrl) {
 /** The roll's explanation (core/explain.js: the view's `explain`), one paragraph per reason, the rule linked. */
 function explanationHtml(roll, base) {
   if (!roll.explain) return "";
-  return explain({ params: { explain: roll.explain } }, { t, game: "dryh", base: base ?? "" })
+  return explain({ params: { explain: roll.explain } }, { t, game: "dryh", base: base ?? "", lang: globalThis.game?.i18n?.lang })
     .map((l) => {
       const link = base && l.href ? ` <a href="${esc(l.href)}" target="_blank" rel="noopener">${esc(t("VIGIL.Explain.rule", { rule: l.rule }))}</a>` : "";
       return `<p class="vigil-explain">${esc(l.text)}${link}</p>`;

@@ -98,6 +98,9 @@ test("Hursagmu: the wound penalty (HUR-02) and resisted damage (HUR-12) explain 
   assert.equal(lines[0].text, "7 (dice 3 + 4) + 5 (athlete) + 1 (modifiers) − 3 (13 wounds) = 10 against 9: succeeds by 1");
   assert.equal(lines[1].text, "13 wounds: − 3, 1 for each wound beyond 10");
   assert.equal(lines[1].href, "/rules/hursagmu#HUR-02");
+  // A German reader's link asks for the page in German (its options; the rule texts stay English).
+  const german = explain(rolled, { t, game: "hursagmu", lang: "de" });
+  assert.equal(german[1].href, "/rules/hursagmu?lang=de#HUR-02");
   const resisted = {
     code: "resisted", rule: "HUR-12",
     params: { amount: 8, trait: "constitution", mode: "roll", faces: [1, 2], level: 2, modifiers: 1, total: 6, target: 8, success: false, dx: -2, bonus: 1, harm: 2 },

@@ -2,6 +2,8 @@
 /**
  * Copy the server's event and error codes (schemas/codes.json, generated from
  * the server) into lang/en.json as VIGIL.Event.<code> / VIGIL.Error.<code>.
+ * The table options' descriptions (codes.json `options`, from the code that
+ * defines each option) are copied as they are, under their own keys.
  * Both use `{name}` placeholders, the syntax of game.i18n.format, so the
  * templates are copied unchanged. Translators then translate en.json alone.
  *
@@ -21,6 +23,7 @@ export function codeEntries(codes) {
   const out = {};
   for (const [code, template] of Object.entries(codes.events ?? {})) out[`VIGIL.Event.${code}`] = template;
   for (const [code, template] of Object.entries(codes.errors ?? {})) out[`VIGIL.Error.${code}`] = template;
+  for (const [key, text] of Object.entries(codes.options ?? {})) out[key] = text;
   return out;
 }
 
@@ -29,7 +32,7 @@ export function synced(lang, codes) {
   const merged = { ...lang, ...codeEntries(codes) };
   const keys = Object.keys(merged);
   // Keep hand-written keys in their order, server codes sorted after them.
-  const hand = keys.filter((k) => !k.startsWith("VIGIL.Event.") && !(k.startsWith("VIGIL.Error.") && k.slice(12) in (codes.errors ?? {})));
+  const hand = keys.filter((k) => !k.startsWith("VIGIL.Event.") && !(k.startsWith("VIGIL.Error.") && k.slice(12) in (codes.errors ?? {})) && !(k in (codes.options ?? {})));
   const generated = keys.filter((k) => !hand.includes(k)).sort();
   return Object.fromEntries([...hand, ...generated].map((k) => [k, merged[k]]));
 }

@@ -44,7 +44,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import inspect as mi
 
-from vigil import permissions
+from vigil import permissions, rules_doc
 from vigil.auth import ROLES
 from vigil.close_codes import CloseCode
 from vigil.protocol import ALL_COMMANDS, PROTOCOL_VERSION
@@ -157,6 +157,8 @@ def label_keys(catalogue: Json) -> set[str]:
         fields += game["options"] + game["sheet"] + [c["field"] for c in game["correctable"]]
     for field in _walk(fields):
         keys.add(field["label"])
+        if "description" in field:
+            keys.add(field["description"])
         if field["type"] == "enum":
             keys |= {f"{field['choice_labels']}.{value}" for value in field["choices"]}
     return keys
@@ -268,9 +270,12 @@ def _game(name: str, system: Game, commands: dict[str, Json]) -> Json:
         *(c for f in sheet for c in _paths(f["name"], f, char=True)),
         *(c for f in table_level for c in _paths(f["name"], f, char=False)),
     ]
+    options = [*struct_fields(system.options_type, f"{name} options"), *settings]
+    for option in options:
+        _describe(name, option, option["name"])
     return {
         "label": f"VIGIL.Game.{name}",
-        "options": [*struct_fields(system.options_type, f"{name} options"), *settings],
+        "options": options,
         "sheet": sheet,
         "correctable": correctable,
         "refs": _refs(sheet, name),
@@ -284,6 +289,14 @@ def _game(name: str, system: Game, commands: dict[str, Json]) -> Json:
             tag for tag, c in commands.items() if c["game"] in (name, None) and c["scope"] != "operator"
         ],
     }
+
+
+def _describe(game: str, field: Json, path: str) -> None:
+    """Give an option (and each field of a grouped one) the language key of
+    its description, which the options form shows under it."""
+    field["description"] = rules_doc.option_help_key(game, path)
+    for sub in field.get("fields", []):
+        _describe(game, sub, f"{path}.{sub['name']}")
 
 
 def _paths(path: str, field: Json, char: bool) -> Iterator[Json]:

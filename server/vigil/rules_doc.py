@@ -146,6 +146,31 @@ def common_options() -> list[str]:
     return [name for name in fields[0] if all(name in other for other in fields[1:])]
 
 
+def option_help_key(game: str, option: str) -> str:
+    """The language files' key of an option's description, which the GM reads
+    under the option in the dashboard's form and on the rules page in the
+    reader's language. An option every table has (the settings, and the
+    options every game shares) has one key for all games, so that each
+    description is translated once; ``option`` is dotted for a grouped
+    option's field (``lot_weights.crit``), and the key ends in ``.help`` so
+    that a group's key and its fields' keys nest as Foundry nests them."""
+    top = option.split(".", 1)[0]
+    scope = "all" if top in common_options() or top in option_names(TableSettings) else game
+    return f"VIGIL.Option.{scope}.{option}.help"
+
+
+def option_help() -> dict[str, str]:
+    """Every option's description (English, as the code writes it) by its
+    language key: ``lang/en.json`` copies them (tools/sync-lang.mjs)."""
+    out = {
+        option_help_key(game, row.name): row.description
+        for game in GAMES
+        for row in option_docs(GAMES[game].options_type)
+    }
+    out |= {option_help_key("", row.name): row.description for row in option_docs(TableSettings)}
+    return dict(sorted(out.items()))
+
+
 def option_names(struct: type[Any]) -> list[str]:
     return [f.name for f in msgspec.structs.fields(struct)]
 

@@ -1,5 +1,6 @@
 """The generated files that clients share with the server: the protocol's
 JSON Schema, the catalogue of event/error codes with English templates
+(and the table options' descriptions)
 (the Foundry module's ``lang/en.json`` takes its ``VIGIL.event.*`` and
 ``VIGIL.error.*`` strings from it) and the command catalogue, also written
 as an ES module for the client core (pages, the Foundry module and Node
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import vigil.server_words  # noqa: F401 - registers the server's codes
-from vigil import catalogue
+from vigil import catalogue, rules_doc
 from vigil.protocol import PROTOCOL_VERSION, schemas
 from vigil.rules import words
 
@@ -30,6 +31,7 @@ def contents() -> dict[str, Any]:
             "protocol": PROTOCOL_VERSION,
             "events": dict(sorted(events.items())),
             "errors": dict(sorted(errors.items())),
+            "options": rules_doc.option_help(),
         },
         "catalogue.json": catalogue.build(),
     }

@@ -49,7 +49,7 @@ def words_of(text: str) -> list[str]:
 
 
 # Proper names a page may show in any language: the games' names (as
-# SOURCES.md keeps them), the program's, and what the scenes type in
+# SOURCES.md keeps them), the program's, a language's own name, and what the scenes type in
 # (characters get their id as a title-cased name; tables likewise; the
 # player link's label; an injury's label).
 NAMES = [
@@ -58,6 +58,8 @@ NAMES = [
     "Hursagmu",
     "Vigil",
     "SHA-256",
+    # The language picker names each language in itself ("English", "Deutsch").
+    "English",
     "Pat",
     "Cut arm",
 ]
@@ -214,6 +216,59 @@ async def test_the_picked_language_is_remembered_and_a_stream_link_keeps_its_own
     no_page_errors(gm, stream, russian, austrian)
 
 
+# What a person reads in the table options form: its text, the choices of
+# its lists, and the title/aria-label/placeholder of its controls.
+READ_FORM_JS = """(form) => [form.innerText,
+  ...[...form.querySelectorAll('option')].map((o) => o.textContent),
+  ...[...form.querySelectorAll('[title], [aria-label], [placeholder]')].flatMap((el) =>
+    ['title', 'aria-label', 'placeholder'].map((a) => el.getAttribute(a)).filter(Boolean))].join('\\n')"""
+
+# What the rules page says in the reader's language: all but the rule texts
+# (the parts marked lang="en"), and its title.
+READ_RULES_JS = """() => [document.title,
+  ...[...document.querySelectorAll('main > :not([lang=en])')].map((el) => el.innerText)].join('\\n')"""
+
+
+async def test_the_options_form_and_the_rules_page_show_no_english_in_german_and_russian(
+    vigil_server: ServerProcess, chromium_browser: Browser
+) -> None:
+    """For each game, the GM's table options form (each option's name and,
+    under it, what it does) and the rules page its rule links open
+    (``/rules/<game>?lang=``: the options worded, the rule texts English
+    and said to be) in German and in Russian: no English word outside the
+    names and the rule texts, and every option's description shown."""
+    findings: dict[str, Any] = {}
+    for system, (chars, _) in SCENES.items():
+        table = f"options-{system}"
+        tokens = await new_table(vigil_server, system, table, chars)
+        names = [*NAMES, table.title(), *(c.title() for c in chars)]
+        for code, locale in (("de", "de-DE"), ("ru", "ru-RU")):
+            words = json.loads((LANG / f"{code}.json").read_text(encoding="utf-8"))
+            abouts = [words[key] for key in words if key.startswith(f"VIGIL.Option.{system}.")]
+            gm = await open_in(chromium_browser, locale, f"{vigil_server.url}/#token={tokens['gm']}")
+            form = gm.locator("#table-forms form[data-command='table.options']")
+            for about in abouts:
+                await expect(form.locator(".vigil-about", has_text=about)).to_have_count(1)
+            text = await form.evaluate(READ_FORM_JS)
+            found = english_in(text, english_words(code), names)
+            if found:
+                findings[f"{system} {code} options form"] = {w: around(text, w) for w in found}
+            rules = await gm.context.new_page()
+            await rules.goto(f"{vigil_server.url}/rules/{system}?lang={code}")
+            await expect(rules.locator(f"html[lang={code}]")).to_have_count(1)
+            await expect(rules.locator("main > [lang=en] h3[id]").first).to_be_attached()
+            for about in abouts:
+                await expect(rules.locator("#table-options td", has_text=about)).to_have_count(1)
+            text = await rules.evaluate(READ_RULES_JS)
+            found = english_in(text, english_words(code), names)
+            if found:
+                findings[f"{system} {code} rules page"] = {w: around(text, w) for w in found}
+            no_page_errors(gm)
+            await gm.context.close()
+    print(json.dumps(findings, ensure_ascii=False, indent=1))
+    assert findings == {}
+
+
 def test_english_words_leave_out_what_the_language_also_writes() -> None:
     """The word list the checks use: English words German does not write
     (the table is a "Tisch"), and none German writes too ("Vigil")."""
@@ -253,6 +308,16 @@ async def test_the_sign_in_verify_and_operator_pages_show_no_english_in_german_a
         operator = await watched_page(context)
         await open_live(operator, f"{vigil_server.url}/#token={vigil_server.operator_token}")
         await read_words(operator, code, f"operator {code}", [*names, "Demo table"], findings)
-        no_page_errors(login, verify, operator)
+        # The operator's GM link: its token is listed on the GM page by the
+        # role's word in the reader's language, not by an English label.
+        words = json.loads((LANG / f"{code}.json").read_text(encoding="utf-8"))
+        gm_link = words["VIGIL.Page.gmLinkOf"].replace("{name}", "Verify-Words")
+        await operator.get_by_role("button", name=gm_link, exact=True).click()
+        link = await operator.locator("#tables-body .link-field").first.input_value()
+        gm = await watched_page(context)
+        await open_live(gm, link)
+        role = words["VIGIL.Page.role.gm"]
+        await expect(gm.locator("#tokens-body tr td:first-child").filter(has_text=role)).not_to_have_count(0)
+        no_page_errors(login, verify, operator, gm)
         await context.close()
     assert findings == {}

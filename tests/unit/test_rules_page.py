@@ -3,9 +3,15 @@ every game has its anchor, so an explanation's link lands on its rule."""
 
 from __future__ import annotations
 
-from vigil import rules_page
+import html
+import json
+from pathlib import Path
+
+from vigil import rules_doc, rules_page
 from vigil.rules.dryh.dominance import why_dominant
 from vigil.rules.games import GAMES
+
+LANG = Path(__file__).resolve().parents[2] / "foundry-module" / "lang"
 
 
 class TestRender:
@@ -21,6 +27,30 @@ class TestRender:
         assert rules_page.render("nope") is None
         index = rules_page.render("")
         assert index is not None and "<script" not in index.lower()
+
+
+class TestLanguage:
+    def test_a_german_page_words_its_options_and_marks_the_rule_texts_english(self) -> None:
+        """``?lang=de``: the options section is German (each option's name
+        and description from de.json), the rule texts sit in ``lang="en"``
+        parts, anchors are kept; an unknown language is the English page."""
+        de = json.loads((LANG / "de.json").read_text(encoding="utf-8"))
+        for name, system in GAMES.items():
+            page = rules_page.render(name, "de")
+            assert page is not None and '<html lang="de">' in page
+            assert html.escape(de["VIGIL.Rules.inEnglish"]) in page
+            section = page[page.index('<section id="table-options">') :]
+            section = section[: section.index("</section>")]
+            assert html.escape(de["VIGIL.Rules.options"]) in section
+            for option in rules_doc.option_docs(system.options_type):
+                assert html.escape(de[rules_doc.option_help_key(name, option.name)]) in section, option.name
+                assert option.description not in section
+            assert page.count('<div lang="en">') == 2  # before and after the options
+            for rule in system.rule_book.rules:
+                assert f'id="{rule.id}"' in page, (name, rule.id)
+        index = rules_page.render("", "ru")
+        assert index is not None and '<section id="options-of-every-table">' in index
+        assert rules_page.render("mettle", "xx") == rules_page.render("mettle")
 
 
 class TestWhyDominant:

@@ -6021,6 +6021,7 @@ export const CATALOGUE = {
       "options": [
         {
           "default": 3,
+          "description": "VIGIL.Option.dryh.response_boxes.help",
           "entry": "person",
           "label": "VIGIL.Field.response_boxes",
           "max": 6,
@@ -6032,6 +6033,7 @@ export const CATALOGUE = {
         },
         {
           "default": 1,
+          "description": "VIGIL.Option.dryh.despair_per_player.help",
           "entry": "person",
           "label": "VIGIL.Field.despair_per_player",
           "max": 10,
@@ -6043,6 +6045,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "description": "VIGIL.Option.dryh.failure_consequences.help",
           "entry": "person",
           "label": "VIGIL.Field.failure_consequences",
           "name": "failure_consequences",
@@ -6052,6 +6055,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "description": "VIGIL.Option.dryh.wake_resets.help",
           "entry": "person",
           "label": "VIGIL.Field.wake_resets",
           "name": "wake_resets",
@@ -6061,6 +6065,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "description": "VIGIL.Option.dryh.hope_clears_at_session_end.help",
           "entry": "person",
           "label": "VIGIL.Field.hope_clears_at_session_end",
           "name": "hope_clears_at_session_end",
@@ -6070,6 +6075,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "description": "VIGIL.Option.dryh.reveal_dice_at_session_end.help",
           "entry": "person",
           "label": "VIGIL.Field.reveal_dice_at_session_end",
           "name": "reveal_dice_at_session_end",
@@ -6079,6 +6085,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "description": "VIGIL.Option.all.manual_dice.help",
           "entry": "person",
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
@@ -6088,6 +6095,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "description": "VIGIL.Option.all.pause_without_gm.help",
           "entry": "person",
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
@@ -6911,6 +6919,7 @@ export const CATALOGUE = {
             "flat"
           ],
           "default": "roll",
+          "description": "VIGIL.Option.hursagmu.resistance.help",
           "entry": "person",
           "label": "VIGIL.Field.resistance",
           "name": "resistance",
@@ -6920,6 +6929,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "description": "VIGIL.Option.hursagmu.wake_hour.help",
           "entry": "person",
           "label": "VIGIL.Field.wake_hour",
           "max": 23,
@@ -6931,6 +6941,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "description": "VIGIL.Option.all.manual_dice.help",
           "entry": "person",
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
@@ -6940,6 +6951,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "description": "VIGIL.Option.all.pause_without_gm.help",
           "entry": "person",
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",
@@ -7831,10 +7843,12 @@ export const CATALOGUE = {
       "options": [
         {
           "default": null,
+          "description": "VIGIL.Option.mettle.lot_weights.help",
           "entry": "person",
           "fields": [
             {
               "default": 1,
+              "description": "VIGIL.Option.mettle.lot_weights.crit.help",
               "entry": "person",
               "label": "VIGIL.Field.crit",
               "max": 1000000,
@@ -7846,6 +7860,7 @@ export const CATALOGUE = {
             },
             {
               "default": 10,
+              "description": "VIGIL.Option.mettle.lot_weights.plain.help",
               "entry": "person",
               "label": "VIGIL.Field.plain",
               "max": 1000000,
@@ -7857,6 +7872,7 @@ export const CATALOGUE = {
             },
             {
               "default": 1,
+              "description": "VIGIL.Option.mettle.lot_weights.fail.help",
               "entry": "person",
               "label": "VIGIL.Field.fail",
               "max": 1000000,
@@ -7875,6 +7891,7 @@ export const CATALOGUE = {
         },
         {
           "default": false,
+          "description": "VIGIL.Option.all.manual_dice.help",
           "entry": "person",
           "label": "VIGIL.Field.manual_dice",
           "name": "manual_dice",
@@ -7884,6 +7901,7 @@ export const CATALOGUE = {
         },
         {
           "default": null,
+          "description": "VIGIL.Option.mettle.stabilize_tn.help",
           "entry": "person",
           "label": "VIGIL.Field.stabilize_tn",
           "max": 1000,
@@ -7895,6 +7913,7 @@ export const CATALOGUE = {
         },
         {
           "default": true,
+          "description": "VIGIL.Option.all.pause_without_gm.help",
           "entry": "person",
           "label": "VIGIL.Field.pause_without_gm",
           "name": "pause_without_gm",

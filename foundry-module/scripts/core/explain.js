@@ -12,16 +12,21 @@
  * dominates, DRYH-07). This file only puts them into words from
  * lang/en.json (VIGIL.Explain.*).
  *
- *   explain(ev, { t, game, base })
+ *   explain(ev, { t, game, base, lang })
  *   → [{ text: "3 + 7 (major exhaustion talent) = 10 successes against 3: success",
  *        rule: "DRYH-05", href: "/rules/dryh#DRYH-05" }, …]
  */
 
 import { format } from "./words.js";
 
-/** The page of the rules reference Vigil serves for `rule` of `game`. */
-export function ruleHref(game, rule, base = "") {
-  return `${base}/rules/${encodeURIComponent(game)}#${encodeURIComponent(rule)}`;
+/**
+ * The page of the rules reference Vigil serves for `rule` of `game`, in the
+ * reader's language `lang` (the server words the page's options in it and
+ * keeps the rule texts English); English needs no `lang`.
+ */
+export function ruleHref(game, rule, base = "", lang = "en") {
+  const query = lang && lang !== "en" ? `?lang=${encodeURIComponent(lang)}` : "";
+  return `${base}/rules/${encodeURIComponent(game)}${query}#${encodeURIComponent(rule)}`;
 }
 
 const GAME_OF_RULE = { MET: "mettle", HUR: "hursagmu", DRYH: "dryh" };
@@ -164,14 +169,14 @@ function dryhDominance(w, d, t) {
  * The explanations of one event: [{text, rule, href}] (empty for an event
  * that is not a roll or a check).
  * @param {{code: string, rule?: string, params?: object}} ev
- * @param {{t?: (key: string, params?: object) => string, game?: string, base?: string}} ctx
+ * @param {{t?: (key: string, params?: object) => string, game?: string, base?: string, lang?: string}} ctx
  */
-export function explain(ev, { t, game, base = "" } = {}) {
+export function explain(ev, { t, game, base = "", lang = "en" } = {}) {
   const p = ev?.params ?? {};
   const w = wordsOf(t);
   const rule = ev?.rule ?? null;
   const g = game ?? gameOfRule(rule);
-  const line = (text, r) => ({ text, rule: r, href: r && g ? ruleHref(g, r, base) : null });
+  const line = (text, r) => ({ text, rule: r, href: r && g ? ruleHref(g, r, base, lang) : null });
   if (p.explain && typeof p.explain === "object") {
     const out = [line(dryhSuccesses(w, p.explain, t), "DRYH-05")];
     if (p.explain.dominance) out.push(line(dryhDominance(w, p.explain.dominance, t), "DRYH-07"));

@@ -271,11 +271,18 @@ function frame(b, field, path, control, label, { hint = null, checkbox = false }
   }
   if (checkbox) wrap.append(control, labelEl);
   else wrap.append(labelEl, control);
+  const described = [];
   if (hint) {
     const hintEl = el(b.doc, "span", { class: "vigil-hint", id: `${id}-hint` }, hint);
-    control.setAttribute("aria-describedby", hintEl.getAttribute("id"));
+    described.push(hintEl.getAttribute("id"));
     wrap.appendChild(hintEl);
   }
+  const about = aboutText(b, field);
+  if (about) {
+    wrap.appendChild(el(b.doc, "span", { class: "vigil-hint vigil-about", id: `${id}-about` }, about));
+    described.push(`${id}-about`);
+  }
+  if (described.length) control.setAttribute("aria-describedby", described.join(" "));
   const alert = el(b.doc, "span", { class: "vigil-error", role: "alert", id: `${id}-error`, hidden: true });
   wrap.appendChild(alert);
   return { wrap, labelEl, alert };
@@ -557,12 +564,26 @@ function refNode(b, field, path, init, label) {
   return node;
 }
 
-/** A fieldset with a legend; its children's names include the legend. */
+/**
+ * What a field does, in the reader's language, or "": a table option's
+ * description (the catalogue names its key, the language files word it), so
+ * that the GM reads what an option changes where the GM sets it.
+ */
+function aboutText(b, field) {
+  return field.description ? textFor(b.t, field.description, "") : "";
+}
+
+/** A fieldset with a legend (and what it does, if said); its children's names include the legend. */
 function fieldset(b, field, path, label, cls) {
   const legendId = b.id("l");
   const set = el(b.doc, "fieldset", { class: `vigil-fieldset ${cls}`, "data-field": path, "aria-labelledby": b.named(legendId) });
   const legend = el(b.doc, "legend", { id: legendId }, label);
   set.appendChild(legend);
+  const about = aboutText(b, field);
+  if (about) {
+    set.appendChild(el(b.doc, "p", { class: "vigil-help vigil-about", id: `${legendId}-about` }, about));
+    set.setAttribute("aria-describedby", `${legendId}-about`);
+  }
   return { set, legend, legendId };
 }
 

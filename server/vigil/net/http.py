@@ -14,6 +14,7 @@ import mimetypes
 from collections.abc import Callable
 from http import HTTPStatus
 from importlib.resources.abc import Traversable
+from urllib.parse import parse_qs, urlsplit
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
@@ -84,7 +85,9 @@ def route(hub: Hub, connection: ServerConnection, request: Request) -> Response 
         return _body(foundry_package.zip_bytes(base), "application/zip")
     # The rules reference an outcome's explanation links to (/rules/mettle#MET-01).
     if path in ("/rules", "/rules/") or path.startswith("/rules/"):
-        text = rules_page.render(path.removeprefix("/rules").strip("/"))
+        # In the reader's language when the link says one (?lang=de).
+        lang = parse_qs(urlsplit(request.path).query).get("lang", ["en"])[0]
+        text = rules_page.render(path.removeprefix("/rules").strip("/"), lang)
         return _body(text.encode(), "text/html; charset=utf-8") if text else _status(404, "not found")
     if path in PAGES:
         page = resources.lookup(resources.WEB, PAGES[path])

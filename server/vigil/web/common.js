@@ -317,11 +317,11 @@ export function diceFingerprint(state, cls = "dice-proof") {
 /**
  * Why a roll or a check came out as it did (core/explain.js): one line per
  * reason, its arithmetic in words and a link to the rule in the rules
- * reference this server serves (/rules/<game>#<rule>); null for an event
+ * reference this server serves (/rules/<game>?lang=<reader's>#<rule>); null for an event
  * that is no roll or check.
  */
 export function explanation(ev, game) {
-  const lines = explain(ev, { t, game });
+  const lines = explain(ev, { t, game, lang: locale });
   if (!lines.length) return null;
   return h(
     "span",

@@ -92,7 +92,9 @@ export async function refreshTables() {
 }
 
 async function openAsGm(table, cell) {
-  const ack = await run({ type: "token.mint", role: "gm", label: "dashboard" }, { table: table.id });
+  // Labelled with the role, as the server's own GM link is: the GM's list of
+  // links words it in the reader's language (invites.js tokenName).
+  const ack = await run({ type: "token.mint", role: "gm", label: "gm" }, { table: table.id });
   if (!ack) return;
   gmLinks.set(table.id, ack.result.url);
   showLink(cell, ack.result.url, t("VIGIL.Page.gmLinkFor", { name: table.name }));
