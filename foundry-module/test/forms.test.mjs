@@ -422,3 +422,18 @@ test("ctx.values prefills fields and ctx.choices narrows enum, character and ref
   const k = form("trial.kit_set", { choices: { kit: [] } });
   assert.equal(options(q(k, "kit")).length, 1);
 });
+
+test("a Hursagmu trait is chosen by its words in the reader's language; a kit people named stays its name", { skip: generated ? false : "no scripts/core/catalogue.js yet" }, () => {
+  const de = JSON.parse(readFileSync(new URL("../lang/de.json", import.meta.url), "utf8"));
+  const tDe = (key) => de[key] ?? key; // Foundry's localize: a missing key is itself
+  const state = { system: "hursagmu", characters: { a: { name: "Ann", sheet: { traits: { athlete: 2, constitution: 3 }, kits: { medkit: 1 } } } }, game: {}, options: {}, settings: {} };
+  const f = buildForm(generated.commands["hursagmu.trait_roll"], { catalogue: generated, state, doc: new FakeDocument(), t: tDe, role: "gm", char: "a" });
+  const texts = [...q(f, "trait").querySelectorAll("option")].map((o) => [o.getAttribute("value"), o.textContent]).filter(([v]) => v);
+  assert.deepEqual(texts, [["athlete", de["VIGIL.Param.trait.athlete"]], ["constitution", de["VIGIL.Param.trait.constitution"]]]);
+  set(f, "trait", "constitution");
+  const kind = [...q(f, "kind").querySelectorAll("option")].map((o) => o.getAttribute("value")).find(Boolean);
+  set(f, "kind", kind);
+  set(f, "target", "3");
+  const r = readForm(f);
+  assert.equal(r.body?.trait, "constitution", `the value sent is the trait's key (${JSON.stringify(r.errors)})`);
+});

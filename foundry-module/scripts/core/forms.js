@@ -525,7 +525,15 @@ function refNode(b, field, path, init, label) {
   const ownerName = refOwner(b.entry, field);
   const owner = () => (b.charNodes[ownerName] ? b.charNodes[ownerName].currentValue() : b.ctx.char ?? null);
   const where = b.gameEntry(field, path, true)?.refs?.[field.ref] ?? null;
-  const choicesFor = (id) => refChoices(field.ref, b.ctx.state?.characters?.[id]?.sheet, where).map(([k, text]) => [k, text, k]);
+  // A key with no name of its own that the game defines (a Hursagmu trait,
+  // "athlete") reads in the reader's words (VIGIL.Param.<ref>.<key>); a key
+  // people typed (a kit's name) is itself.
+  const known = (k, text) => {
+    const key = `VIGIL.Param.${field.ref}.${k}`;
+    const said = text === k ? b.t(key) : text;
+    return typeof said === "string" && said !== key ? said : text;
+  };
+  const choicesFor = (id) => refChoices(field.ref, b.ctx.state?.characters?.[id]?.sheet, where).map(([k, text]) => [k, known(k, text), k]);
   const empty = field.nullable || !field.required ? emptyLabel(b, field) : null;
   const node = selectNode(b, field, path, init, label, [], { empty });
   let fresh = null;
