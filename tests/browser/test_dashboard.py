@@ -33,12 +33,18 @@ async def open_live(page: Page, url: str) -> None:
     else:
         await expect(page.locator("body[data-rev]")).to_have_count(1)
         if "/watch" not in url:
-            # A GM's or player's page is drawn with the moves legal in the state shown, which follow it
-            # (a wait, not an evaluate: the page may still move to the link's table meanwhile).
-            await page.wait_for_function(
-                "() => window.vigil && (!['gm', 'player'].includes(window.vigil.role)"
-                " || document.body.dataset.legalRev === document.body.dataset.rev)"
-            )
+            await drawn_with_moves(page)
+
+
+async def drawn_with_moves(page: Page) -> None:
+    """Wait until a GM's or player's page is drawn with the moves legal in
+    the state it shows: they follow the state (asked for once the table is
+    quiet), and what the page offers is read from them. A wait, not an
+    evaluate: the page may still move to its link's table meanwhile."""
+    await page.wait_for_function(
+        "() => window.vigil && (!['gm', 'player'].includes(window.vigil.role)"
+        " || document.body.dataset.legalRev === document.body.dataset.rev)"
+    )
 
 
 def card(page: Page, char: str):
@@ -47,10 +53,12 @@ def card(page: Page, char: str):
 
 async def click_and_wait_for_rev(page: Page, button: Locator) -> None:
     """Click a button whose command changes the table, and wait until the
-    page has drawn that change (its ``data-rev`` moves on)."""
+    page has drawn that change (its ``data-rev`` moves on) with the moves
+    legal after it (a choice offered is read from them)."""
     rev = await page.locator("body").get_attribute("data-rev")
     await button.click()
     await expect(page.locator("body")).not_to_have_attribute("data-rev", rev or "")
+    await drawn_with_moves(page)
 
 
 async def act(page: Page, command: str, **fields: str) -> None:
