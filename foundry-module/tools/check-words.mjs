@@ -164,9 +164,20 @@ async function renderers(files) {
   const realFetch = globalThis.fetch;
   // common.js loads the words with fetch("/foundry/lang/en.json"), as `vigil serve` answers it.
   globalThis.fetch = async (url) => (url === "/foundry/lang/en.json" ? new Response(JSON.stringify(files.en)) : realFetch(url));
+  // common.js runs in a browser page: here an English one (no `lang=` in
+  // its link, no language kept, an English browser) with no static words.
+  const page = {
+    location: { hash: "", search: "" },
+    localStorage: { getItem: () => null },
+    navigator: { languages: ["en"], language: "en" },
+    document: { documentElement: {}, querySelectorAll: () => [] },
+  };
+  const lent = Object.keys(page).filter((name) => !(name in globalThis));
+  for (const name of lent) globalThis[name] = page[name];
   const common = await import(pathToFileURL(join(ROOT, "server", "vigil", "web", "common.js")).href);
   await common.loadCatalogue();
   globalThis.fetch = realFetch;
+  for (const name of lent) delete globalThis[name];
   const { i18nFor } = await import("../test/fakes/languages.mjs");
   const { errorText } = await import("../scripts/connection.js");
   const { explain } = await import("../scripts/core/explain.js");
