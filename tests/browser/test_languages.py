@@ -100,6 +100,13 @@ WHERE_JS = """(word) => {
 }"""
 
 
+def english_around(text: str, code: str, names: list[str], where: str) -> dict[str, Any]:
+    """``where``'s finding: each English word in ``text`` (a page in
+    ``code``) with the text around it; nothing when there is none."""
+    found = english_in(text, english_words(code), names)
+    return {where: {w: around(text, w) for w in found}} if found else {}
+
+
 def english_in(text: str, english: set[str], names: list[str]) -> list[str]:
     """The English words in ``text`` once the ``names`` are taken out."""
     for name in sorted(names, key=len, reverse=True):
@@ -250,9 +257,7 @@ async def test_the_options_form_and_the_rules_page_show_no_english_in_german_and
             for about in abouts:
                 await expect(form.locator(".vigil-about", has_text=about)).to_have_count(1)
             text = await form.evaluate(READ_FORM_JS)
-            found = english_in(text, english_words(code), names)
-            if found:
-                findings[f"{system} {code} options form"] = {w: around(text, w) for w in found}
+            findings |= english_around(text, code, names, f"{system} {code} options form")
             rules = await gm.context.new_page()
             await rules.goto(f"{vigil_server.url}/rules/{system}?lang={code}")
             await expect(rules.locator(f"html[lang={code}]")).to_have_count(1)
@@ -260,9 +265,7 @@ async def test_the_options_form_and_the_rules_page_show_no_english_in_german_and
             for about in abouts:
                 await expect(rules.locator("#table-options td", has_text=about)).to_have_count(1)
             text = await rules.evaluate(READ_RULES_JS)
-            found = english_in(text, english_words(code), names)
-            if found:
-                findings[f"{system} {code} rules page"] = {w: around(text, w) for w in found}
+            findings |= english_around(text, code, names, f"{system} {code} rules page")
             no_page_errors(gm)
             await gm.context.close()
     print(json.dumps(findings, ensure_ascii=False, indent=1))

@@ -16,6 +16,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.support.fresh_view import fresh_view
 from tests.support.json_docs import exact
 
 from bench import workload
@@ -28,9 +29,9 @@ from vigil.rules.game import Actor, Ctx
 from vigil.rules.games import GAMES
 from vigil.rules.legal import ACCEPTED, legal_moves
 from vigil.rules.outcome import RuleError
-from vigil.table import Table, public_dice
+from vigil.table import Table
 from vigil.table_views import AudiencePatch
-from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, build_view, renders
+from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience
 
 GM = Actor(id="gm#t", role="gm")
 CHARS = ("a", "b", "c", "d")
@@ -43,23 +44,6 @@ AUDIENCES = (
     Audience("player", frozenset({"b"})),
     Audience("player", frozenset({"a", "c"})),
 )
-
-
-def _fresh_view(table: Table, audience: Audience) -> dict[str, Any]:
-    """The view built from scratch: every character rendered anew, the
-    game's table view made without any memo."""
-    return build_view(
-        audience,
-        table_id=table.id,
-        name=table.name,
-        system=table.system,
-        state=table.state,
-        chars=renders(table.system, table.state, table.doc["meta"]),
-        anchor=table.anchor,
-        settings=table.settings,
-        undo=table.undo_next(),
-        dice=public_dice(table.doc["dice"]),
-    )
 
 
 def _new_table(system: str, wall: float, seed: int) -> Table:
@@ -168,7 +152,7 @@ def _check_rev(
     _rev, messages = encode(table, patches)
     for audience in AUDIENCES:
         key = audience.key
-        fresh = _fresh_view(table, audience)
+        fresh = fresh_view(table, audience)
         changes = msgspec.json.decode(messages[key])["changes"]
         expected = treepatch.diff_tree(seen[key], msgspec.json.decode(_plain(fresh)))
         assert exact(changes) == exact(expected), (label, key)

@@ -10,6 +10,7 @@ import random
 from typing import Any
 
 import msgspec
+from tests.support.fresh_view import fresh_view
 from tests.support.json_docs import exact
 
 from bench import workload
@@ -21,28 +22,11 @@ from vigil.rules.dice import RandomDice
 from vigil.rules.game import Actor, Ctx
 from vigil.rules.games import GAMES
 from vigil.rules.outcome import RuleError
-from vigil.table import Table, public_dice
+from vigil.table import Table
 from vigil.table_views import AudiencePatch
-from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience, build_view, renders
+from vigil.views import GM_AUDIENCE, PUBLIC_AUDIENCE, Audience
 
 GM = Actor(id="gm#t", role="gm")
-
-
-def _fresh_view(table: Table, audience: Audience) -> dict[str, Any]:
-    """The view as the first version of the server built it: from scratch."""
-    chars = renders(table.system, table.state, table.doc["meta"])
-    return build_view(
-        audience,
-        table_id=table.id,
-        name=table.name,
-        system=table.system,
-        state=table.state,
-        chars=chars,
-        anchor=table.anchor,
-        settings=table.settings,
-        undo=table.undo_next(),
-        dice=public_dice(table.doc["dice"]),
-    )
 
 
 def _plain(value: Any) -> bytes:
@@ -118,6 +102,6 @@ def test_patches_take_every_audience_to_the_fresh_view() -> None:
                 _follow(table, table.commit(change), shadow)
             assert _plain(table.doc["state"]) == _plain(msgspec.to_builtins(table.state))
             for audience in audiences:
-                fresh = _fresh_view(table, audience)
+                fresh = fresh_view(table, audience)
                 assert _same(shadow[audience.key], fresh), (system, i, audience.key)
                 assert _plain(table.seen_by(audience)) == _plain(fresh), (system, i, audience.key)

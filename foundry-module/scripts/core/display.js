@@ -64,9 +64,7 @@ export const POOL_ORDER = Object.freeze(["discipline", "exhaustion", "madness", 
 /** A helper's dice (discipline dice of another character), marked apart. */
 export const HELPER = Object.freeze({ letter: "H", fill: 0xf4f1e8, text: 0x111111, stroke: 0x555555 });
 export const poolKey = (pool) => `VIGIL.Pool.${pool}`;
-export function poolShortKey(pool) {
-  return `VIGIL.PoolShort.${pool}`;
-}
+export const poolShortKey = (pool) => `VIGIL.PoolShort.${pool}`;
 
 /** The kinds of countdown the server sends (`character.countdowns[].kind`),
  * and those of `nextRandom` below; a key may take `{name}`. The short word

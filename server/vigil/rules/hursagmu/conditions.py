@@ -101,7 +101,7 @@ def sync(table: HursagmuTable, ch: Character) -> list[Event]:
             code="poison_stopped",
             at=now,
             rule="HUR-13",
-            params={"poison": pid, **ch.poisons[pid].called},
+            params={"poison": pid, **ch.poisons[pid].said},
         )
         for pid in sorted(ch.poisons)
     ]

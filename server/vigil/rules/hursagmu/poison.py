@@ -48,7 +48,7 @@ def apply_poison(table: HursagmuTable, cmd: ApplyPoison) -> list[Event]:
         "poison": pid,
         "kind": cmd.kind,
         "name": cmd.name,
-        **poison.called,
+        **poison.said,
         "damage": cmd.damage,
         "interval": cmd.interval,
         "doses": doses,
@@ -77,7 +77,7 @@ def fire_dose(table: HursagmuTable, char_id: str, pid: str, ctx: Ctx) -> list[Ev
     dose = poison.next_dose
     params.update(
         poison=pid,
-        **poison.called,
+        **poison.said,
         dose=dose,
         doses=poison.doses,
         track=track,
@@ -94,7 +94,7 @@ def fire_dose(table: HursagmuTable, char_id: str, pid: str, ctx: Ctx) -> list[Ev
                     at=now,
                     char=char_id,
                     rule="HUR-13",
-                    params={"poison": pid, **poison.called},
+                    params={"poison": pid, **poison.said},
                 )
             )
     else:

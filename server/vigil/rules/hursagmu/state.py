@@ -86,7 +86,7 @@ class Poison(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     next_dose: Annotated[int, msgspec.Meta(ge=1, le=MAX_DOSES), KEPT] = 1
 
     @property
-    def called(self) -> dict[str, str]:
+    def said(self) -> dict[str, str]:
         """What people read for this poison, as params: its name (``called``,
         "" when it has none, so that each reader says "the drug" in their own
         language from its ``kind``); never its id (p0001), which is for

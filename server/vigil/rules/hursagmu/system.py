@@ -71,7 +71,7 @@ class HursagmuSystem:
             for pid, p in ch.poisons.items():
                 if p.next_dose > p.doses:
                     last = "its next dose comes after its last"
-                    raise RuleError("bad_poison", char=cid, poison=pid, reason=last, **p.called)
+                    raise RuleError("bad_poison", char=cid, poison=pid, reason=last, **p.said)
             if not in_step(t, ch):
                 sync(t, t.characters[cid])
 
@@ -188,7 +188,7 @@ class HursagmuSystem:
             "next_recovery_at": recovery.next_recovery_roll(t, ch),
             "poisons": {
                 pid: {
-                    **p.called,
+                    **p.said,
                     "next_dose_at": p.dose_at(p.next_dose),
                     "doses_left": p.doses - p.next_dose + 1,
                     "ends_at": p.ends_at,
