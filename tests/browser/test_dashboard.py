@@ -24,7 +24,14 @@ DICE_JS = """(root) => Object.fromEntries([...root.querySelectorAll('.pool-row')
 
 
 async def open_live(page: Page, url: str) -> None:
-    """Open a page and wait until it is live and has drawn the table."""
+    """Open a page and wait until it is live and has drawn the table.
+
+    A page already open on Vigil goes to a blank page first: a new link
+    differing only in its ``#token=`` would be a same-document navigation,
+    after which the page reloads itself (``followNewLinks``), and the old
+    page's "connected" would be read before that reload destroys it."""
+    if page.url != "about:blank":
+        await page.goto("about:blank")
     await page.goto(url)
     status = "#conn" if "/watch" not in url else "#watch-conn"
     await expect(page.locator(status)).to_have_attribute("data-status", "connected")

@@ -12,20 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Page, expect
+from tests.browser.test_dashboard import open_live
 from tests.support.commands import ws_commands
 from tests.support.server import ServerProcess
 
 PAGES = Path(__file__).resolve().parents[2] / "artifacts" / "pages"
 # Coming back after a restart: the server's start plus the client's backoff.
 RECONNECT_MS = 30_000
-
-
-async def open_live(page: Page, url: str) -> None:
-    """Open a page and wait until it is live and has drawn the table."""
-    await page.goto(url)
-    status = "#conn" if "/watch" not in url else "#watch-conn"
-    await expect(page.locator(status)).to_have_attribute("data-status", "connected")
-    await expect(page.locator("body[data-rev]")).to_have_count(1)
 
 
 async def gm_commands(server: ServerProcess, *bodies: dict[str, Any]) -> list[dict[str, Any]]:
