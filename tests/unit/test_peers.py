@@ -29,9 +29,6 @@ class Sockets:
     def write(self, conn: Conn, messages: list[bytes]) -> None:
         self.calls.append(("write", messages))
 
-    def write_together(self, conn: Conn, messages: list[bytes]) -> None:
-        self.calls.append(("write_together", messages))
-
     async def reply(self, conn: Conn, data: bytes) -> None:
         self.calls.append(("reply", data))
 
@@ -100,7 +97,7 @@ def test_a_local_senders_ack_is_written_with_its_own_patches_and_nothing_is_rela
     table.join(sender)
     rendered: list[Rendered] = [(1, {"gm": b"p1", "public": b"q1"}), (2, {"gm": b"p2"})]
     fanout.publish(table, rendered, Reply(sender, "m1", b"ack"))
-    assert sockets.calls == [("write_together", [b"ack", b"p1", b"p2"])]
+    assert sockets.calls == [("write", [b"ack", b"p1", b"p2"])]
     assert relay.calls == []  # no other node watches, and the sender is here
     assert table.replay.missed("gm", 0, 2) == [b"p1", b"p2"]
 

@@ -1,8 +1,10 @@
 """Fan-out: every message to its connections without waiting on any, the
 patches kept for resume, and the watchdog of slow clients.
 
-A patch is encoded once per audience and the same bytes are queued on every
-connection of that audience. No sender ever waits on a socket here: a client
+A patch is encoded once per audience, and framed once: the same frame bytes
+are written to every connection of that audience (the server neither masks
+nor compresses its frames, so they are the same for all), and every rev a
+connection is sent in one publication goes in one write. No sender ever waits on a socket here: a client
 past its backlog is marked behind and skipped (never sent a gap), then gets
 a snapshot once it has read what it was sent, or is dropped if it has not
 within the stall limit.
@@ -22,6 +24,7 @@ from collections.abc import Iterable
 import structlog
 from websockets.asyncio.connection import broadcast
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
 from vigil.close_codes import CloseCode
@@ -49,6 +52,14 @@ async def end(conn: Conn, code: CloseCode, reason: str) -> None:
     transport = conn.ws.transport
     if transport is not None:
         transport.abort()  # a no-op once closed; else never waits to flush
+
+
+def text_frame(message: bytes) -> bytes:
+    """``message`` as one unmasked text frame, made by websockets' own
+    Sans-I/O frame serializer: the bytes its protocol object writes for
+    ``send_text`` on a server connection without extensions (RFC 6455 5.1:
+    a server never masks), so one frame serves every connection."""
+    return Frame(Opcode.TEXT, message).serialize(mask=False)
 
 
 def encode(table: Table, patches: list[AudiencePatch]) -> Rendered:
@@ -98,10 +109,15 @@ class FanOut:
         """Each rev's patches to every subscriber of each audience, in rev
         order, kept in the replay buffer for clients that resume.
 
+        Every connection gets the revs of one publication in one write
+        (several when a timed effect came due before a command): one system
+        call, and on loopback one wake-up of the reader, where there were
+        as many as revs. Nothing waits for a later rev: a publication is
+        written when it is made.
+
         ``reply`` is the sender's ack: it goes first, and with the sender's
-        own patches in one write (one system call where there were two;
-        on loopback each write also wakes the reader), so the sender still
-        reads its ack before the patch its command caused."""
+        own patches in the same write, so the sender still reads its ack
+        before the patch its command caused."""
         sender: Peer | None = None
         remote: RemoteAck | None = None
         if reply is not None:
@@ -113,12 +129,15 @@ class FanOut:
             remote = peer.acked(reply.id, own)
             if remote is None:
                 sender = peer
+        by_key: dict[str, list[bytes]] = {}
         for rev, messages in rendered:
             for key, message in messages.items():
-                group = host.subs.get(key)
-                if group:
-                    self._broadcast(group, message, skip=sender)
+                by_key.setdefault(key, []).append(message)
             host.replay.append(rev, messages)
+        for key, patches in by_key.items():
+            group = host.subs.get(key)
+            if group:
+                self._write_all(group, patches, skip=sender)
         if host.remote or remote is not None:
             self.relay.publish(host, rendered, remote)
 
@@ -148,8 +167,7 @@ class FanOut:
     # -- this node's sockets (vigil.net.host.Sockets) ------------------------
 
     def write(self, conn: Conn, messages: list[bytes]) -> None:
-        for message in messages:
-            self._broadcast([conn], message)
+        self._write_all((conn,), messages)
 
     async def reply(self, conn: Conn, data: bytes) -> None:
         with contextlib.suppress(ConnectionClosed):
@@ -159,30 +177,37 @@ class FanOut:
     def end(self, conn: Conn, code: CloseCode, reason: str) -> None:
         self.ending.spawn(end(conn, code, reason))
 
-    def _broadcast(self, group: Iterable[Conn], message: bytes, skip: Peer | None = None) -> None:
-        """``message`` to every connection of ``group`` but ``skip``."""
-        ready = [conn.ws for conn in group if conn is not skip and self._may_send(conn)]
-        broadcast(ready, message, text=True)
-        metrics.FANOUT_BYTES.inc(len(message) * len(ready))
+    def _write_all(self, group: Iterable[Conn], messages: list[bytes], skip: Peer | None = None) -> None:
+        """``messages`` to every connection of ``group`` but ``skip``, as
+        text frames made once and written in one write per connection.
 
-    def write_together(self, conn: Conn, messages: list[bytes]) -> None:
-        """``messages`` to one connection as text frames in one write. The
-        frames are made by the connection's own websockets protocol object
-        (its public Sans-I/O API: ``send_text``, ``data_to_send``), which
-        is what the library's ``broadcast`` does frame by frame; a
-        connection that is not open, or is in the middle of a fragmented
-        message, is left to ``broadcast``, which skips it."""
-        if not self._may_send(conn):
-            return
-        ws = conn.ws
-        if ws.protocol.state is not State.OPEN or ws.send_in_progress is not None or ws.transport is None:
-            for message in messages:
-                broadcast([ws], message, text=True)
-            return
-        for message in messages:
-            ws.protocol.send_text(message)
-        ws.transport.writelines(ws.protocol.data_to_send())
-        metrics.FANOUT_BYTES.inc(sum(len(m) for m in messages))
+        A connection that is not open, or is in the middle of a fragmented
+        message (which websockets' own ``broadcast`` skips too), or that
+        negotiated an extension (frames made once would be wrong for it;
+        Vigil serves without compression) is left to ``broadcast``, frame
+        by frame; one past its backlog is skipped (``_may_send``)."""
+        data = b""
+        sent = 0
+        for conn in group:
+            if conn is skip or not self._may_send(conn):
+                continue
+            ws = conn.ws
+            transport = ws.transport
+            if (
+                ws.protocol.state is not State.OPEN
+                or ws.send_in_progress is not None
+                or ws.protocol.extensions
+                or transport is None
+            ):
+                for message in messages:
+                    broadcast([ws], message, text=True)
+                continue
+            if not data:
+                data = b"".join(map(text_frame, messages))
+            transport.write(data)
+            sent += 1
+        if sent:
+            metrics.FANOUT_BYTES.inc(sum(map(len, messages)) * sent)
 
     def _may_send(self, conn: Conn) -> bool:
         """Whether ``conn`` is sent to now: not while it is behind. Past the

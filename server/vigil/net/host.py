@@ -53,10 +53,7 @@ class Sockets(Protocol):
     (vigil.net.fanout), which alone touches their sockets."""
 
     def write(self, conn: Conn, messages: list[bytes]) -> None:
-        """Each message queued on ``conn``, without waiting on it."""
-
-    def write_together(self, conn: Conn, messages: list[bytes]) -> None:
-        """The messages queued on ``conn`` in one write."""
+        """The messages queued on ``conn`` in one write, without waiting on it."""
 
     async def reply(self, conn: Conn, data: bytes) -> None:
         """An answer, awaited: the connection's own requests wait on it."""
@@ -187,7 +184,7 @@ class Conn(Peer):
         await self.sockets.reply(self, data)
 
     def acked(self, id: str, messages: list[bytes]) -> RemoteAck | None:
-        self.sockets.write_together(self, messages)
+        self.sockets.write(self, messages)
         return None
 
     def close(self, code: CloseCode, reason: str) -> None:
