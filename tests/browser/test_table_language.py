@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from playwright.async_api import Page, expect
-from tests.browser.test_dashboard import PAGES, act, open_live
+from tests.browser.test_dashboard import PAGES, act, drawn_with_moves, open_live
 from tests.browser.test_session import new_table, no_page_errors
 from tests.support.commands import ws_command
 from tests.support.server import ServerProcess
@@ -221,6 +221,7 @@ async def test_a_new_character_is_asked_only_what_a_person_knows(
     await create.locator("[name='sheet.mettle']").fill("4")
     await create.locator("button[type=submit]").click()
     await gm.wait_for_function("window.vigil.state.characters['juk-the-tall']?.name === 'Juk the Tall'")
+    await drawn_with_moves(gm)  # the forms are drawn again with the new character's moves
 
     await gm.locator("#act-char").select_option("juk-the-tall")
     meta = gm.locator("form[data-command='character.meta']")
@@ -228,6 +229,7 @@ async def test_a_new_character_is_asked_only_what_a_person_knows(
     await expect(meta.locator("[name='visibility']")).to_have_value("full")
     await act(gm, "character.meta", name="Juk")
     await gm.wait_for_function("window.vigil.state.characters['juk-the-tall'].name === 'Juk'")
+    await drawn_with_moves(gm)
 
     # Correct a value: the current value and this table's allowed range.
     correct = gm.locator("#table-forms form[data-command='correct']")
