@@ -63,7 +63,7 @@ def prefill(
     tables: int,
     chars: int,
     entries: int,
-    snapshot_every: int = 1000,
+    snapshot_every: int = Config().snapshot_every,
     group: int = 500,
 ) -> dict[str, Any]:
     t0 = time.perf_counter()

@@ -15,7 +15,7 @@ on load so that older entries can be upgraded.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -52,6 +52,42 @@ class LogEntry(msgspec.Struct, kw_only=True, array_like=True):
     # period, its commitment, the client's nonce and each draw in order.
     # None for a change that rolled nothing.
     dice: dict[str, Any] | None = None
+
+
+class Requested(NamedTuple):
+    """What a table loaded again needs of an entry it does not replay: the
+    request the entry answered and its result, and when (a client may
+    still send that request again: vigil.net.applied)."""
+
+    rev: int
+    wall: float
+    request: str | None
+    result: Any
+
+    @classmethod
+    def of(cls, entry: LogEntry) -> Requested:
+        return cls(entry.rev, entry.wall, entry.request, entry.result)
+
+
+# An entry as the list of its fields, each left as its JSON text: a scan,
+# with no object made for its events and ops (a twelfth of the cost of
+# decoding it whole). The fields' places are LogEntry's own order.
+_raw_fields = msgspec.json.Decoder(list[msgspec.Raw])
+_request_dec = msgspec.json.Decoder(str | None)
+_REV, _WALL, _REQUEST, _RESULT = map(LogEntry.__struct_fields__.index, ("rev", "wall", "request", "result"))
+
+
+def requested(encoded: bytes | str) -> Requested:
+    """An encoded :class:`LogEntry` read for :class:`Requested` alone; an
+    entry written before requests were kept answers none."""
+    fields = _raw_fields.decode(encoded)
+    kept = len(fields)
+    return Requested(
+        msgspec.json.decode(fields[_REV]),
+        msgspec.json.decode(fields[_WALL]),
+        _request_dec.decode(fields[_REQUEST]) if kept > _REQUEST else None,
+        msgspec.json.decode(fields[_RESULT]) if kept > _RESULT else None,
+    )
 
 
 @dataclass

@@ -11,11 +11,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import psycopg
 import pytest
 
 from vigil import tokens
-from vigil.changes import LogEntry
+from vigil.changes import LogEntry, Requested, requested
 from vigil.jsonpatch import apply as apply_patch
 from vigil.store import open_store, postgres, sqlite
 from vigil.store.base import Conflict, OpenError, SchemaError, Store, TableRecord, inline
@@ -172,6 +173,27 @@ def test_appended_entries_are_the_log_read_by_history_entry_and_load(stores: Sto
     loaded = store.load("t1")
     assert (loaded.snapshot_rev, loaded.tail) == (0, entries)
     assert loaded.doc == applied(doc0(), entries)
+
+
+def test_the_requests_of_a_page_are_its_entries_requests_read_alone(stores: Stores) -> None:
+    """``requests`` pages as ``history`` does, and reads of each entry only
+    the request it answered, its result and when: an entry with a request
+    and a result, one with neither, and one written before entries kept
+    them (its array ends at ``v``)."""
+    store = stores.open()
+    store.create_table(record(), doc0())
+    entries = [entry(rev) for rev in range(1, 4)]
+    entries[1].request = "tok-1:s:m7"
+    entries[1].result = {"faces": [3, 5], "note": "ünïcode"}
+    store.append(entries)
+    old = msgspec.json.encode(entry(4))[: -len(b",null,null,null]")] + b"]"  # cut at ``v``
+    assert msgspec.json.decode(old)[-1] == 2
+    store = stores.reopen(store)
+    assert store.requests("t1", 1, None, 2) == [Requested.of(e) for e in (entries[2], entries[1])]
+    assert store.requests("t1", 1, 2, 10) == [Requested.of(entries[0])]
+    assert store.requests("t1", 2, None, 10) == []
+    assert requested(old) == (4, WALL + 4, None, None)
+    assert Requested.of(entries[1]) == (2, WALL + 2, "tok-1:s:m7", {"faces": [3, 5], "note": "ünïcode"})
 
 
 def test_an_entry_keeps_the_schema_version_it_was_written_with(stores: Stores) -> None:

@@ -30,7 +30,7 @@ import structlog
 from websockets.asyncio.server import Server
 
 from vigil import auth
-from vigil.changes import LogEntry
+from vigil.changes import LogEntry, Requested
 from vigil.config import Config
 from vigil.net import presence, timers
 from vigil.net.access import Access
@@ -153,18 +153,18 @@ class Hub:
         host.applied.expire(time.time())
         return host
 
-    def _recent(self, record: TableRecord, tail: list[LogEntry], seconds: float) -> list[LogEntry]:
-        """The entries of the table's epoch applied within the last
+    def _recent(self, record: TableRecord, tail: list[LogEntry], seconds: float) -> list[Requested]:
+        """The requests the table's epoch answered within the last
         ``seconds``, newest first: read from the snapshot's tail (already
         loaded) and then the store, page by page, back to the first older
-        one — what a client may still send again (vigil.net.applied)."""
+        entry — what a client may still send again (vigil.net.applied)."""
         horizon = time.time() - seconds
-        found = [e for e in reversed(tail) if e.wall >= horizon]
+        found = [Requested.of(e) for e in reversed(tail) if e.wall >= horizon]
         if len(found) < len(tail):
             return found
         before = tail[0].rev if tail else None
         while True:
-            page = self.store.history(record.id, record.epoch, before, RECENT_PAGE)
+            page = self.store.requests(record.id, record.epoch, before, RECENT_PAGE)
             found += [e for e in page if e.wall >= horizon]
             if len(page) < RECENT_PAGE or page[-1].wall < horizon:
                 return found

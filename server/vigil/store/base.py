@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 
-from vigil.changes import LogEntry
+from vigil.changes import LogEntry, Requested
 
 # How durable an acknowledged commit is: what each mode survives, per store,
 # is in the README ("Stores and durability").
@@ -181,6 +181,11 @@ class Store(Protocol):
     def snapshot(self, table: str, epoch: int, rev: int, doc: dict[str, Any]) -> None: ...
 
     def history(self, table: str, epoch: int, before: int | None, limit: int) -> list[LogEntry]: ...
+
+    def requests(self, table: str, epoch: int, before: int | None, limit: int) -> list[Requested]:
+        """:meth:`history`'s page read for the requests its entries answered
+        alone (a table loaded again remembers them: vigil.net.applied)."""
+        ...
 
     def entry(self, table: str, epoch: int, rev: int) -> LogEntry | None: ...
 

@@ -40,7 +40,7 @@ from psycopg import errors
 from psycopg_pool import ConnectionPool
 
 from vigil.auth import OPERATOR_SCOPE, new_key
-from vigil.changes import LogEntry
+from vigil.changes import LogEntry, Requested, requested
 from vigil.jsonpatch import apply as apply_patch
 from vigil.store.base import (
     TABLE_COLUMNS,
@@ -419,6 +419,13 @@ class PostgresStore:
         self._run(work)
 
     def history(self, table: str, epoch: int, before: int | None, limit: int) -> list[LogEntry]:
+        return [_entry_dec.decode(row) for row in self._page(table, epoch, before, limit)]
+
+    def requests(self, table: str, epoch: int, before: int | None, limit: int) -> list[Requested]:
+        return [requested(row) for row in self._page(table, epoch, before, limit)]
+
+    def _page(self, table: str, epoch: int, before: int | None, limit: int) -> list[Any]:
+        """The encoded entries before rev ``before``, newest first."""
         rows = self._run(
             lambda conn: conn.execute(
                 "SELECT entry FROM log WHERE table_id = %s AND epoch = %s AND rev < %s "
@@ -426,7 +433,7 @@ class PostgresStore:
                 (table, epoch, before if before is not None else 2**62, limit),
             ).fetchall()
         )
-        return [_entry_dec.decode(r[0]) for r in rows]
+        return [r[0] for r in rows]
 
     def entry(self, table: str, epoch: int, rev: int) -> LogEntry | None:
         row = self._run(

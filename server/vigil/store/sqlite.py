@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from vigil.auth import new_key
-from vigil.changes import LogEntry
+from vigil.changes import LogEntry, Requested, requested
 from vigil.jsonpatch import apply as apply_patch
 from vigil.store.base import (
     TABLE_COLUMNS,
@@ -243,12 +243,19 @@ class SqliteStore:
             )
 
     def history(self, table: str, epoch: int, before: int | None, limit: int) -> list[LogEntry]:
+        return [_entry_dec.decode(row) for row in self._page(table, epoch, before, limit)]
+
+    def requests(self, table: str, epoch: int, before: int | None, limit: int) -> list[Requested]:
+        return [requested(row) for row in self._page(table, epoch, before, limit)]
+
+    def _page(self, table: str, epoch: int, before: int | None, limit: int) -> list[bytes]:
+        """The encoded entries before rev ``before``, newest first."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT entry FROM log WHERE table_id=? AND epoch=? AND rev<? ORDER BY rev DESC LIMIT ?",
                 (table, epoch, before if before is not None else 2**62, limit),
             ).fetchall()
-        return [_entry_dec.decode(r[0]) for r in rows]
+        return [r[0] for r in rows]
 
     def entry(self, table: str, epoch: int, rev: int) -> LogEntry | None:
         with self._lock:
