@@ -11,6 +11,7 @@ and no declarations. ``summary`` gives the badges.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, get_args
 
 import msgspec
@@ -140,6 +141,10 @@ def public_roll(t: DryhTable, char: str) -> dict[str, Any] | None:
     }
 
 
+def _status_roll(t: DryhTable, char: str) -> dict[str, Any]:
+    return public_roll(t, char) or {}
+
+
 def public_table(
     t: DryhTable, full: frozenset[str], status: frozenset[str], shared: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -151,9 +156,10 @@ def public_table(
     rolls: dict[str, Any] = {}
     for char, r in t.rolls.items():
         if char in full:
-            rolls[char] = _seen_roll(char, roll_view(t, char, r, shared), visible, shared)
+            data = roll_view(t, char, r, shared)
+            rolls[char] = _seen("seen:" + char, data, visible, shared, partial(dict, data))
         elif char in status:
-            rolls[char] = _only_visible(public_roll(t, char) or {}, visible)
+            rolls[char] = _seen("status:" + char, r, visible, shared, partial(_status_roll, t, char))
     return {
         "hope": t.hope,
         "despair": t.despair,
@@ -162,24 +168,30 @@ def public_table(
     }
 
 
-def _seen_roll(
-    char: str, data: dict[str, Any], visible: frozenset[str], shared: dict[str, Any] | None
+def _seen(
+    key: str,
+    source: object,
+    visible: frozenset[str],
+    shared: dict[str, Any] | None,
+    roll: Callable[[], dict[str, Any]],
 ) -> dict[str, Any]:
-    """:func:`_only_visible` of a roll's view, kept (in ``shared``'s
-    :data:`CARRIED`) for as long as that view is the same object: a roll
-    nothing changed is then the same object in every state's table view,
-    which the diffs pass over by identity. Per roll, one entry for each set
-    of characters seen, dropped when the roll's view changes."""
+    """:func:`_only_visible` of a roll as one kind of viewer sees it (its
+    view in full, or a status viewer's ``public_roll``), kept (in
+    ``shared``'s :data:`CARRIED`, under ``key``) for as long as ``source``
+    (what it was made from: the roll's view, or the roll itself) is the
+    same object: a roll nothing changed is then the same object in every
+    state's table view, which the diffs pass over by identity. Per roll,
+    one entry for each set of characters seen, dropped when its source
+    changes."""
     carried: dict[str, Any] | None = None if shared is None else shared.get(CARRIED)
     if carried is None:
-        return _only_visible(data, visible)
-    key = "seen:" + char
-    kept: tuple[dict[str, Any], dict[frozenset[str], dict[str, Any]]] | None = carried.get(key)
-    if kept is None or kept[0] is not data:
-        kept = carried[key] = (data, {})
+        return _only_visible(roll(), visible)
+    kept: tuple[object, dict[frozenset[str], dict[str, Any]]] | None = carried.get(key)
+    if kept is None or kept[0] is not source:
+        kept = carried[key] = (source, {})
     seen = kept[1].get(visible)
     if seen is None:
-        seen = kept[1][visible] = _only_visible(data, visible)
+        seen = kept[1][visible] = _only_visible(roll(), visible)
     return seen
 
 
