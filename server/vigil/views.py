@@ -136,22 +136,19 @@ def same_or(new: Any, old: Any) -> Any:
 
 def share_equal(new: dict[str, Any], old: dict[str, Any], depth: int = 2) -> dict[str, Any]:
     """``new`` with each member (down to ``depth`` levels of objects) that
-    is the same JSON as ``old``'s replaced by ``old``'s object."""
+    is the same JSON as ``old``'s replaced by ``old``'s object (told by
+    :func:`same_or`: only members Python calls equal are encoded)."""
     if new is old:
         return new
     for key, value in new.items():
         if key not in old:
             continue
         prior = old[key]
-        if value is prior:
-            continue
-        if type(value) is dict and type(prior) is dict:
-            if _encode(value) == _encode(prior):
-                new[key] = prior
-            elif depth > 1:
-                share_equal(value, prior, depth - 1)
-        elif type(value) is type(prior) and _encode(value) == _encode(prior):
+        kept = same_or(value, prior)
+        if kept is prior:
             new[key] = prior
+        elif depth > 1 and type(value) is dict and type(prior) is dict:
+            share_equal(value, prior, depth - 1)
     return new
 
 
