@@ -16,6 +16,7 @@ pages in real Chromium against a real ``vigil serve`` (issue 13):
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -229,3 +230,59 @@ async def test_a_dying_characters_stabilize_names_another_present_helper(
     await form.locator("[name='helper']").select_option("ysolde")
     await expect(form.locator("[name='kit'] option[value='bandages']")).to_have_count(1)
     no_page_errors(gm)
+
+
+async def test_an_answered_form_keeps_its_outcome_when_its_move_goes_after_a_redraw(
+    vigil_server: ServerProcess, new_page: Any
+) -> None:
+    """Juk's player rests off 3 stuns. The patch comes before the legal
+    moves of the new state (the page asks for them once the table is
+    quiet; here they are held back on the player's socket until the test
+    lets them through), so the page first draws the rest form again from
+    the new sheet while the old moves still offer it; then the new moves
+    no longer offer a rest. The form answered stays, its button off, with
+    its outcome under it — it used to vanish when it had been drawn again
+    in between (the redrawn form forgot whom it acted for)."""
+    tokens = await new_table(
+        vigil_server, "hursagmu", "held", {"juk": {"traits": {"constitution": 6, "willpower": 3}}}
+    )
+    await ws_command(vigil_server, tokens["gm"], {"type": "hursagmu.harm", "char": "juk", "stuns": 3}, "held")
+    player = await new_page(1100, 1000)
+    held: list[str | bytes] = []
+    asked = asyncio.Event()
+    holding = False
+    pages: list[Any] = []  # the page's end of its socket, to let the held ones through
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        ws.on_message(server.send)
+
+        def to_page(message: str | bytes) -> None:
+            if holding and isinstance(message, str) and '"legal_moves"' in message:
+                held.append(message)
+                asked.set()
+            else:
+                ws.send(message)
+
+        server.on_message(to_page)
+        pages.append(ws)
+
+    await player.route_web_socket(re.compile(r"/ws$"), route)
+    await open_live(player, f"{vigil_server.url}/#token={tokens['player']}")
+    form = player.locator("form[data-command='hursagmu.rest']")
+    await expect(form).to_have_count(1)
+    holding = True
+    await form.locator("button[type=submit]").click()
+    await expect(form).to_have_attribute("data-result", "ack")
+    await expect(card(player, "juk").locator("[data-stat=stuns] .stat-value")).to_have_text("0")
+    await expect(form.locator(".form-result .result-line").first).to_contain_text("Juk rests")
+    await player.wait_for_function("document.body.dataset.legalRev !== document.body.dataset.rev")
+    await asyncio.wait_for(asked.wait(), 15)  # the new state's legal moves, asked for and held back
+    holding = False
+    for message in held:
+        pages[-1].send(message)
+    await player.wait_for_function("document.body.dataset.legalRev === document.body.dataset.rev")
+    await expect(form).to_have_count(1)
+    await expect(form.locator("button[type=submit]")).to_be_disabled()
+    await expect(form.locator(".form-result .result-line").first).to_contain_text("Juk rests")
+    no_page_errors(player)

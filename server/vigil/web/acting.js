@@ -113,7 +113,8 @@ function placeForms(container, prefix, entries, identity, data, extraFor = () =>
       form = buildForm(entry, formCtx(state, extraFor(entry)));
       form.classList.add("action");
       form.dataset.slot = slot;
-      if (have?.form.dataset.result) form.dataset.result = have.form.dataset.result;
+      // An answered form stays answered, for the character it acted on (see answered).
+      for (const key of ["result", "actedFor"]) if (have?.form.dataset[key]) form.dataset[key] = have.form.dataset[key];
       form.addEventListener("input", () => {
         form.dataset.dirty = "1";
       });
