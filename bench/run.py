@@ -34,7 +34,7 @@ TARGETS = {
     "rss_per_conn_kib": 40.0,
     "one_field_patch_bytes": 120,
     "rest_toggle_patch_bytes": 200,
-    "restart_s": 2.0,
+    "restart_s": 1.0,
 }
 SUSTAIN_P99_MS = 50.0
 
