@@ -63,12 +63,18 @@ def roll_view(t: DryhTable, char: str, r: Roll, shared: dict[str, Any] | None = 
 
 
 def _roll_reads(t: DryhTable, char: str, r: Roll) -> tuple[Any, ...]:
-    """All that a roll's view reads (its reading, and the rules trying its
-    resolve and choices: :func:`legal_moves`): the roll, the characters in
-    it (protagonist, helpers, those with a choice pending) and every
-    table-level field but the other rolls."""
+    """All that a roll's view reads: the roll (its reading, strengths and
+    explanation are the roll's alone) and what the rules read to accept or
+    refuse its resolve and choices (:func:`legal_moves`): the characters in
+    it (protagonist, helpers, those with a choice pending) and the table's
+    options (response boxes, failure consequences). Not the coins, the
+    session or the clock: resolve and choose change the despair and date
+    their events, but no check of theirs reads them, so a coin spent
+    elsewhere leaves every other open roll's view as it was
+    (tests/server/test_incremental_property.py compares with views made
+    from scratch)."""
     chars = tuple(t.characters.get(who) for who in (char, *r.helpers, *r.pending))
-    return (r, chars, t.options, t.hope, t.despair, t.session, t.clock)
+    return (r, chars, t.options)
 
 
 def _roll_view(t: DryhTable, char: str, r: Roll) -> dict[str, Any]:
