@@ -126,6 +126,8 @@ class Table:
     _dice_view: dict[str, Any] | None = field(init=False, default=None)
     # The current period's seed as bytes, beside the period it was read from.
     _seed: tuple[dict[str, Any] | None, bytes] = field(init=False, default=(None, b""))
+    # The rules' next deadline (game time), beside the state it is of.
+    _deadline: tuple[Any, float | None] = field(init=False, default=(None, None))
 
     def __post_init__(self) -> None:
         self._views = TableViews(self.id, self.system)
@@ -198,8 +200,19 @@ class Table:
 
     def next_wake(self) -> float | None:
         """Wall time of the next due effect, if the clock will get there."""
-        due = engine.next_deadline(self.system, self.state)
+        due = self._next_deadline()
         return None if due is None else self.anchor.wall_at(due)
+
+    def _next_deadline(self) -> float | None:
+        """The rules' next deadline in the current state, found once per
+        state (a look at every character): the server asks after each
+        change (to set its timer) and again before the next (to advance),
+        both of the same state."""
+        state, due = self._deadline
+        if state is not self.state:
+            due = engine.next_deadline(self.system, self.state)
+            self._deadline = (self.state, due)
+        return due
 
     def incarnations(self) -> dict[str, str]:
         """Each character's incarnation (see :func:`incarnations`)."""
@@ -275,7 +288,7 @@ class Table:
         """Bring the rules up to the clock: a change of its own when due
         effects fired (so that undo never takes back a clock effect)."""
         now = self.game_now(wall)
-        due = engine.next_deadline(self.system, self.state)
+        due = self._next_deadline()
         if due is None or due > now:
             return None  # nothing fires: no change (and no state copy)
         ctx, dice = self._derived(ctx, "")
