@@ -30,7 +30,7 @@ async def test_a_bus_known_down_refuses_a_request_as_certainly_not_sent() -> Non
     bus.connected = False
     with pytest.raises(NotSent):
         await bus.request("vigil:n:n2", b"never queued")
-    assert bus._out == []
+    assert bus.queued == 0
 
 
 class FlakySubscriber:

@@ -183,18 +183,23 @@ class Bus:
 
     # -- publishing -----------------------------------------------------------
 
+    @property
+    def queued(self) -> int:
+        """Messages published and not yet handed to Redis."""
+        return len(self._out)
+
     def publish(self, channel: str, data: bytes) -> None:
         """Queue ``data`` for ``channel`` (in order with everything this
         node publishes); lost if Redis is unreachable (or the bus stopped)."""
         if self._stopped:
             return
-        if len(self._out) >= MAX_QUEUED:
+        if self.queued >= MAX_QUEUED:
             # Redis unreachable without refusing (packets dropped): what it
             # would carry is lost anyway, and the beacons tell the other
             # nodes what they missed once it is back; memory stays bounded.
             self._dropped += 1
             if self._dropped == 1:
-                log.warning("bus_queue_full", bus=self.location, queued=len(self._out))
+                log.warning("bus_queue_full", bus=self.location, queued=self.queued)
             return
         self._dropped = 0
         self._out.append((channel, data, None))

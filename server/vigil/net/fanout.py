@@ -4,10 +4,10 @@ patches kept for resume, and the watchdog of slow clients.
 A patch is encoded once per audience, and framed once: the same frame bytes
 are written to every connection of that audience (the server neither masks
 nor compresses its frames, so they are the same for all), and every rev a
-connection is sent in one publication goes in one write. No sender ever waits on a socket here: a client
-past its backlog is marked behind and skipped (never sent a gap), then gets
-a snapshot once it has read what it was sent, or is dropped if it has not
-within the stall limit.
+connection is sent in one publication goes in one write. No sender ever
+waits on a socket here: a client past its backlog is marked behind and
+skipped (never sent a gap), then gets a snapshot once it has read what it
+was sent, or is dropped if it has not within the stall limit.
 
 The fan-out is also this node's :class:`~vigil.net.host.Sockets`: what a
 :class:`~vigil.net.host.Conn` is sent goes through it, the one place that
