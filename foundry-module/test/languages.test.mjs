@@ -17,7 +17,7 @@ import { VigilConnection, errorText } from "../scripts/connection.js";
 import { drawOverlay } from "../scripts/overlay/draw.js";
 import { overlayModel } from "../scripts/overlay/model.js";
 import { PIXI } from "./fakes/pixi.mjs";
-import { FakeHooks, FakeUser, FakeNotifications, fakeGame, install, uninstall } from "./fakes/foundry.mjs";
+import { FakeHooks, FakeUser, FakeNotifications, fakeGame, install, tokenHudHtml, uninstall } from "./fakes/foundry.mjs";
 import { i18nFor, languageFile } from "./fakes/languages.mjs";
 import { FakeDocument } from "./fakes/dom.mjs";
 
@@ -97,10 +97,7 @@ for (const language of LANGUAGES) {
   test(`${language}: the HUD button, the Vigil window and the chat card are in the language`, () => {
     const env = browser(language);
     const doc = new FakeDocument();
-    const html = doc.createElement("div");
-    const right = doc.createElement("div");
-    right.setAttribute("class", "col right");
-    html.appendChild(right);
+    const { html, right } = tokenHudHtml(doc);
     const conn = new EventTarget();
     Object.assign(conn, { state: mettle(), client: { role: "gm", ownCharacters: [], status: "connected" }, send: async () => ({ result: null, rev: 1 }) });
     installHud(conn, env.Hooks, () => {});

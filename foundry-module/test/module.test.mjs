@@ -13,7 +13,7 @@ import { installChat, installDiceColors, newlyRolled, rollCardHtml, dsnData, ser
 import { installHud, hudRoot } from "../scripts/controls/hud.js";
 import { buildPanel, slugId, createCommand, linkCommand, openPanel, resetPanel } from "../scripts/controls/panel.js";
 import { VigilConnection } from "../scripts/connection.js";
-import { FakeHooks, FakeUser, FakeNotifications, FakeApplicationV2, fakeGame, install, uninstall, openTokenHUD } from "./fakes/foundry.mjs";
+import { FakeHooks, FakeUser, FakeNotifications, FakeApplicationV2, fakeGame, install, uninstall, openTokenHUD, tokenHudHtml } from "./fakes/foundry.mjs";
 import { FakeDocument } from "./fakes/dom.mjs";
 import { ELSEWHERE } from "../scripts/controls/panel.js";
 import { tableOffers } from "../scripts/core/offers.js";
@@ -224,10 +224,7 @@ test("chat card explains the roll with the server's numbers, the rule linked on 
 test("HUD: a Vigil button for the GM on any token, for a player on their own only", () => {
   const env = browser(gm);
   const doc = new FakeDocument();
-  const html = doc.createElement("div");
-  const right = doc.createElement("div");
-  right.setAttribute("class", "col right");
-  html.appendChild(right);
+  const { html, right } = tokenHudHtml(doc);
   const opened = [];
   const conn = fakeConnection(mettle());
   installHud(conn, env.Hooks, (c, tokenDoc) => opened.push(tokenDoc.id));

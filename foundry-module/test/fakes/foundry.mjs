@@ -228,6 +228,22 @@ export function openTokenHUD(env, tokenDoc, html) {
   return true;
 }
 
+/**
+ * The Token HUD's element as `renderTokenHUD` hands it to modules: a root
+ * whose columns of control icons are `.col.left` and `.col.right` (other
+ * modules' open code appends to them: Inchryptian's
+ * easy-lightsource-handling `html.children('.left')`, Cyberpunk RED Core's
+ * `html.find("div.left")`). Only the right column, where Vigil's button
+ * goes; returned with it.
+ */
+export function tokenHudHtml(doc) {
+  const html = doc.createElement("div");
+  const right = doc.createElement("div");
+  right.setAttribute("class", "col right");
+  html.appendChild(right);
+  return { html, right };
+}
+
 export function fakeCanvas(tokens = [], zoom = 1) {
   const tickerFns = new Set();
   return {
