@@ -147,8 +147,8 @@ def public_roll(t: DryhTable, char: str) -> dict[str, Any] | None:
     }
 
 
-def _status_roll(t: DryhTable, char: str) -> dict[str, Any]:
-    return public_roll(t, char) or {}
+def _status_seen(t: DryhTable, char: str, visible: frozenset[str]) -> dict[str, Any]:
+    return _only_visible(public_roll(t, char) or {}, visible)
 
 
 def public_table(
@@ -163,9 +163,9 @@ def public_table(
     for char, r in t.rolls.items():
         if char in full:
             data = roll_view(t, char, r, shared)
-            rolls[char] = _seen("seen:" + char, data, visible, shared, partial(dict, data))
+            rolls[char] = _seen("seen:" + char, data, visible, shared, partial(_only_visible, data))
         elif char in status:
-            rolls[char] = _seen("status:" + char, r, visible, shared, partial(_status_roll, t, char))
+            rolls[char] = _seen("status:" + char, r, visible, shared, partial(_status_seen, t, char))
     return {
         "hope": t.hope,
         "despair": t.despair,
@@ -179,10 +179,11 @@ def _seen(
     source: object,
     visible: frozenset[str],
     shared: dict[str, Any] | None,
-    roll: Callable[[], dict[str, Any]],
+    seen_by: Callable[[frozenset[str]], dict[str, Any]],
 ) -> dict[str, Any]:
-    """:func:`_only_visible` of a roll as one kind of viewer sees it (its
-    view in full, or a status viewer's ``public_roll``), kept (in
+    """A roll as one kind of viewer sees it, made by ``seen_by`` for the
+    characters ``visible`` (:func:`_only_visible` of its view in full, or
+    of a status viewer's ``public_roll``), kept (in
     ``shared``'s :data:`CARRIED`, under ``key``) for as long as ``source``
     (what it was made from: the roll's view, or the roll itself) is the
     same object: a roll nothing changed is then the same object in every
@@ -191,13 +192,13 @@ def _seen(
     changes."""
     carried: dict[str, Any] | None = None if shared is None else shared.get(CARRIED)
     if carried is None:
-        return _only_visible(roll(), visible)
+        return seen_by(visible)
     kept: tuple[object, dict[frozenset[str], dict[str, Any]]] | None = carried.get(key)
     if kept is None or kept[0] is not source:
         kept = carried[key] = (source, {})
     seen = kept[1].get(visible)
     if seen is None:
-        seen = kept[1][visible] = _only_visible(roll(), visible)
+        seen = kept[1][visible] = seen_by(visible)
     return seen
 
 
